@@ -1,0 +1,252 @@
+import { createHmac } from 'node:crypto';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestOptions,
+	INodeProperties,
+} from 'n8n-workflow';
+
+/**
+ * How a multipart body is signed. The spec does not say (README, "Assumptions"); this is the one
+ * place that decides it.
+ */
+export type MultipartSigning = 'rawBody' | 'queryString' | 'timestampOnly';
+
+/** The spec's rule: lowercase hex HMAC-SHA256 over the timestamp immediately followed by the payload. */
+export function signPayload(
+	clientSecret: string,
+	timestamp: string,
+	payload: string | Buffer,
+): string {
+	return createHmac('sha256', clientSecret).update(timestamp).update(payload).digest('hex');
+}
+
+/** Query string as it is sent and signed: keys and values percent-encoded, spaces as %20. */
+export function encodeQuery(qs: IDataObject | undefined): string {
+	const pairs: string[] = [];
+	for (const [key, value] of Object.entries(qs ?? {})) {
+		if (value === undefined || value === null) continue;
+		const values = Array.isArray(value) ? value : [value];
+		for (const item of values) {
+			const text = typeof item === 'object' ? JSON.stringify(item) : String(item);
+			pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+		}
+	}
+	return pairs.join('&');
+}
+
+/** Request options arrive in two shapes: `url` (httpRequest) and `uri` (the HTTP Request node's legacy path). */
+type AnyRequestOptions = IHttpRequestOptions & {
+	uri?: string;
+	formData?: unknown;
+	json?: boolean;
+};
+
+function isMultipart(options: AnyRequestOptions): boolean {
+	const headers = options.headers ?? {};
+	const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+	return (
+		(typeof contentType === 'string' && contentType.toLowerCase().startsWith('multipart/form-data')) ||
+		options.formData !== undefined ||
+		(typeof FormData !== 'undefined' && options.body instanceof FormData)
+	);
+}
+
+/** Puts `qs` into the URL itself, so the query string that is signed is the one that is sent. */
+function resolveUrl(options: AnyRequestOptions): { url: URL; query: string } {
+	const raw = options.uri ?? options.url;
+	const base = options.baseURL;
+	const joined =
+		base && !/^https?:\/\//i.test(raw) ? `${base.replace(/\/+$/, '')}/${raw.replace(/^\/+/, '')}` : raw;
+	const url = new URL(joined);
+	const query = [url.search.replace(/^\?/, ''), encodeQuery(options.qs)].filter(Boolean).join('&');
+	url.search = query ? `?${query}` : '';
+	return { url, query };
+}
+
+function payloadFor(
+	options: AnyRequestOptions,
+	query: string,
+	multipartSigning: MultipartSigning,
+): string | Buffer {
+	const method = (options.method ?? 'GET').toUpperCase();
+	if (isMultipart(options)) {
+		if (multipartSigning === 'timestampOnly') return '';
+		if (multipartSigning === 'queryString') return query;
+		if (Buffer.isBuffer(options.body)) return options.body;
+		throw new Error(
+			'This multipart request cannot be signed over its raw body, because n8n builds that body after signing. ' +
+				'Send media with the Business Messaging node, or change "Multipart Signing" in the credential.',
+		);
+	}
+	const body = options.body;
+	const hasBody =
+		method !== 'GET' &&
+		method !== 'HEAD' &&
+		body !== undefined &&
+		body !== null &&
+		body !== '' &&
+		!(typeof body === 'object' && !Buffer.isBuffer(body) && Object.keys(body).length === 0);
+	if (!hasBody) return query;
+	if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
+	return JSON.stringify(body);
+}
+
+/** Signs a request as the spec's Authentication part says. Used for every request through this credential. */
+export async function signRequest(
+	credentials: ICredentialDataDecryptedObject,
+	requestOptions: IHttpRequestOptions,
+	now: () => number = Date.now,
+): Promise<IHttpRequestOptions> {
+	const options = { ...requestOptions } as AnyRequestOptions;
+	const { url, query } = resolveUrl(options);
+	const multipart = isMultipart(options);
+	const payload = payloadFor(options, query, (credentials.multipartSigning as MultipartSigning) ?? 'rawBody');
+	const timestamp = String(Math.floor(now() / 1000));
+
+	if (options.uri !== undefined) options.uri = url.href;
+	else options.url = url.href;
+	delete options.qs;
+	delete options.baseURL;
+
+	const headers: IDataObject = { ...(options.headers ?? {}) };
+	for (const name of Object.keys(headers)) {
+		if (/^(accept|x-service-signature-256|x-timestamp|x-domain|x-client-id)$/i.test(name)) delete headers[name];
+	}
+	if (!multipart && typeof payload === 'string' && payload !== query) {
+		// A structured body goes out as the exact JSON string that was signed.
+		options.body = payload;
+		for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
+		headers['Content-Type'] = 'application/json';
+	}
+	options.headers = {
+		...headers,
+		Accept: 'application/json',
+		'X-Service-Signature-256': `sha256=${signPayload(String(credentials.clientSecret ?? ''), timestamp, payload)}`,
+		'X-Timestamp': timestamp,
+		'X-Domain': String(credentials.domain ?? ''),
+		'X-Client-ID': String(credentials.clientId ?? ''),
+	};
+	return options;
+}
+
+export class BusinessMessagingApi implements ICredentialType {
+	name = 'businessMessagingApi';
+
+	displayName = 'Business Messaging API';
+
+	icon = {
+		light: 'file:../icons/businessMessaging.svg',
+		dark: 'file:../icons/businessMessaging.dark.svg',
+	} as const;
+
+	documentationUrl = 'https://github.com/n8n-nodes-business-messaging/n8n-nodes-business-messaging#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://api.example.com/v1',
+			description: 'The address every API path is relative to, as shown in your developer dashboard',
+		},
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'Sent as X-Client-ID with every request',
+		},
+		{
+			displayName: 'Client Secret',
+			name: 'clientSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description: 'Key that signs every request. It is never sent itself.',
+		},
+		{
+			displayName: 'Workspace Domain',
+			name: 'domain',
+			type: 'string',
+			default: '',
+			required: true,
+			description: 'Your workspace identifier, sent as X-Domain',
+		},
+		{
+			displayName: 'Webhook Secret',
+			name: 'webhookSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Key the service signs webhook events with. The Business Messaging Trigger rejects every event while this is empty.',
+		},
+		{
+			displayName: 'Default Sender (Phone Number ID)',
+			name: 'phoneNumberId',
+			type: 'string',
+			default: '',
+			description: 'Sender number used when a node leaves its Sender field empty',
+		},
+		{
+			displayName: 'Multipart Signing',
+			name: 'multipartSigning',
+			type: 'options',
+			default: 'rawBody',
+			options: [
+				{
+					name: 'Raw Body (Default)',
+					value: 'rawBody',
+					description: 'Timestamp followed by the exact multipart bytes sent',
+				},
+				{
+					name: 'Query String',
+					value: 'queryString',
+					description: 'Timestamp followed by the query string, as for requests without a JSON body',
+				},
+				{
+					name: 'Timestamp Only',
+					value: 'timestampOnly',
+					description: 'Timestamp followed by nothing',
+				},
+			],
+			description:
+				'Advanced. How media uploads are signed: the service documentation does not say. Change only if media sends fail with 401 while other requests work.',
+		},
+	];
+
+	authenticate = signRequest;
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl}}',
+			url: '/templates',
+			method: 'GET',
+			qs: { page: 1, limit: 1 },
+		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The service rejected the signed request (401). Check the client ID, client secret and workspace domain, and that this machine’s clock is right.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'Nothing answers at this base URL (404). Check the base URL, including any version path.',
+				},
+			},
+		],
+	};
+}

