@@ -1,0 +1,33 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as sendMedia from './sendMedia.operation';
+import * as sendText from './sendText.operation';
+
+export { sendMedia, sendText };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['message'] } },
+		options: [
+			{
+				name: 'Send Media',
+				value: 'sendMedia',
+				description: 'Send an image, video, audio file or document from binary data',
+				action: 'Send a media message',
+			},
+			{
+				name: 'Send Text',
+				value: 'sendText',
+				description: 'Send a text message',
+				action: 'Send a text message',
+			},
+		],
+		default: 'sendText',
+	},
+	...sendText.description,
+	...sendMedia.description,
+];

@@ -1,0 +1,48 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { checkOneOf, getSender, ORDER_STATUSES } from '../../helpers/validation';
+import { getList } from '../../transport';
+import { listFields, senderField } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	{ ...senderField },
+	...listFields('orders'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'pending',
+				options: ORDER_STATUSES.map((status) => ({
+					name: status.charAt(0).toUpperCase() + status.slice(1),
+					value: status,
+				})),
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['order'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = {};
+	if (filters.status !== undefined) {
+		qs.status = checkOneOf(this, { label: 'Status', itemIndex }, filters.status, ORDER_STATUSES);
+	}
+	const sender = await getSender.call(this, itemIndex, false);
+	if (sender) qs.phone_number_id = sender;
+	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
+	const max = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
+	return await getList.call(this, '/orders', qs, max, itemIndex);
+}

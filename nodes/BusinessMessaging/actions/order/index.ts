@@ -1,0 +1,33 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as getAll from './getAll.operation';
+import * as update from './update.operation';
+
+export { getAll, update };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['order'] } },
+		options: [
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List orders, optionally by status',
+				action: 'Get many orders',
+			},
+			{
+				name: 'Update',
+				value: 'update',
+				description: 'Change an order’s status, payment status, dates or notes',
+				action: 'Update an order',
+			},
+		],
+		default: 'update',
+	},
+	...update.description,
+	...getAll.description,
+];

@@ -1,0 +1,46 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { withPlaceholderCounts } from '../../helpers/templates';
+import { getSender } from '../../helpers/validation';
+import { getList } from '../../transport';
+import { listFields, senderField } from '../common.descriptions';
+
+const properties: INodeProperties[] = [
+	{ ...senderField },
+	...listFields('templates'),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Search Term',
+				name: 'searchTerm',
+				type: 'string',
+				default: '',
+				description: 'Only templates whose name contains this text',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['template'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = {};
+	const searchTerm = String(filters.searchTerm ?? '').trim();
+	if (searchTerm) qs.searchTerm = searchTerm;
+	const sender = await getSender.call(this, itemIndex, false);
+	if (sender) qs.phone_number_id = sender;
+	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
+	const max = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
+	const templates = await getList.call(this, '/templates', qs, max, itemIndex);
+	return templates.map(withPlaceholderCounts);
+}

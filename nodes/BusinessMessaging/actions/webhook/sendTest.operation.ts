@@ -1,0 +1,25 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../transport';
+
+const properties: INodeProperties[] = [
+	{
+		displayName:
+			'Asks the service to send a test event to the webhook URL set in its dashboard. Point that URL at a Business Messaging Trigger’s production URL to see the event arrive.',
+		name: 'sendTestNotice',
+		type: 'notice',
+		default: '',
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhook'], operation: ['sendTest'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	// The spec shows no request payload: none is sent, so the query string (empty) is what is signed.
+	const response = await apiRequest.call(this, 'POST', '/webhooks/test', { itemIndex, retry: 'send' });
+	return (response.data as IDataObject) ?? response;
+}
