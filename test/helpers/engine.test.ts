@@ -193,14 +193,14 @@ describe('runNode', () => {
 		expect(result.items).toEqual([]);
 	});
 
-	it('reports an HTTP error answer as the run error', async () => {
+	it('a refused connection fails the run', async () => {
 		const result = await runNode({
 			nodeTypes,
 			credentialTypes,
 			credentials,
 			node: { type: 'test.echo', parameters: { url: `${baseUrl.replace(/:\d+$/, ':1')}/nothing` } },
 		});
-		expect(result.error).toBeDefined();
+		expect(result.error?.message).toMatch(/refused/i);
 	});
 
 	it('captures what n8n and the node log, per run', async () => {
@@ -215,6 +215,16 @@ describe('runNode', () => {
 		expect(result.logs.some((line) => line.startsWith('debug ') && line.includes('Node Under Test'))).toBe(true);
 		// The credential's secret never reached a log line in a normal run.
 		expect(result.logs.join('\n')).not.toContain('SENTINEL');
+	});
+
+	it('keeps the logs of runs in parallel apart', async () => {
+		const run = (fail: boolean) =>
+			runNode({ nodeTypes, credentialTypes, credentials, node: { type: 'test.echo', parameters: { fail } } });
+		const [ok, failed] = await Promise.all([run(false), run(true)]);
+		expect(ok.logs.join('\n')).toContain('echo node ran');
+		expect(ok.logs.join('\n')).not.toContain('boom on purpose');
+		expect(failed.logs.join('\n')).toContain('boom on purpose');
+		expect(failed.logs.join('\n')).not.toContain('echo node ran');
 	});
 
 	it('is fast once set up', async () => {

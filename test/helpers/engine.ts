@@ -7,6 +7,7 @@
  *
  * Setup (temp user folder, DI services, binary data store, loggers) happens once per process.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -106,7 +107,10 @@ export interface RunResult {
 // ---------------------------------------------------------------------------------------------
 // Logs
 
-let currentLogs: string[] = [];
+// Each run's log lines, kept apart by async context so that runs in parallel (Promise.all) do not mix.
+const runLogs = new AsyncLocalStorage<string[]>();
+// Lines logged outside any run (setup, stray timers): kept so nothing is silently lost.
+const strayLogs: string[] = [];
 
 function record(level: string) {
 	return (message: string, metadata?: unknown) => {
@@ -118,7 +122,7 @@ function record(level: string) {
 				meta = ' ' + String(metadata);
 			}
 		}
-		currentLogs.push(`${level} ${message}${meta}`);
+		(runLogs.getStore() ?? strayLogs).push(`${level} ${message}${meta}`);
 	};
 }
 
@@ -139,9 +143,9 @@ const recordingLogger = {
 	},
 };
 
-/** Logs of the run in progress (or of the last one). Useful when a test fails mid-run. */
-export function currentRunLogs(): string[] {
-	return currentLogs;
+/** Lines logged outside any run, e.g. during setup. */
+export function logsOutsideRuns(): string[] {
+	return strayLogs;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -352,9 +356,11 @@ let runCounter = 0;
 
 export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
 	await ensureSetup();
-	currentLogs = [];
-	const logs = currentLogs;
+	const logs: string[] = [];
+	return await runLogs.run(logs, async () => await runInContext(opts, logs));
+}
 
+async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunResult> {
 	const runId = String(++runCounter);
 	const executionId = `engine-test-${runId}`;
 	inputByRun.set(runId, opts.input ?? [{ json: {} }]);
