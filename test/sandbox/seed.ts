@@ -142,21 +142,24 @@ const LANGUAGES = ['en_US', 'es', 'pt_BR', 'de', 'fr', 'en_GB', 'ar'];
 
 export function makeTemplate(id: number): Template {
 	const kind = KINDS[(id - 1) % KINDS.length];
-	// Mostly approved; every tenth template has one pending and one rejected.
-	const status: Template['status'] = id % 10 === 3 ? 'PENDING' : id % 10 === 7 ? 'REJECTED' : 'APPROVED';
-	const placeholders = (id - 1) % 4;
+	// Index within the kind, so every kind gets every status and placeholder count.
+	const k = Math.floor((id - 1) / KINDS.length);
+	// Mostly approved; one in ten of each kind pending and one rejected.
+	const status: Template['status'] = k % 10 === 3 ? 'PENDING' : k % 10 === 7 ? 'REJECTED' : 'APPROVED';
+	const placeholders = k % 4;
 	const used = kind.pieces.slice(0, placeholders);
-	const bodyText = [kind.lead, ...used.map((p, k) => p.text.replace('{{n}}', `{{${k + 1}}}`))].join(' ');
+	const bodyText = [kind.lead, ...used.map((p, n) => p.text.replace('{{n}}', `{{${n + 1}}}`))].join(' ');
 	const body: TemplateComponent = { type: 'BODY', text: bodyText };
 	if (placeholders > 0) body.example = { body_text: [used.map((p) => p.sample)] };
-	const header: TemplateComponent = id % 3 === 0 ? { type: 'HEADER', format: 'IMAGE' } : { type: 'HEADER', format: 'TEXT', text: kind.header };
+	// Periods 7 and 5 are coprime with the six kinds, so headers and buttons vary within each kind.
+	const header: TemplateComponent = id % 7 === 0 || id % 7 === 3 ? { type: 'HEADER', format: 'IMAGE' } : { type: 'HEADER', format: 'TEXT', text: kind.header };
 	const components: TemplateComponent[] = [header, body];
-	if (id % 2 === 0) components.push({ type: 'BUTTONS', buttons: kind.buttons.map((text) => ({ type: 'QUICK_REPLY', text })) });
+	if (id % 5 === 1 || id % 5 === 3) components.push({ type: 'BUTTONS', buttons: kind.buttons.map((text) => ({ type: 'QUICK_REPLY', text })) });
 	const created = SEED_BASE_MS + id * HOUR;
 	return {
 		id,
 		name: `${kind.prefix}_${pad(id)}`,
-		language: LANGUAGES[Math.floor((id - 1) / KINDS.length) % LANGUAGES.length],
+		language: LANGUAGES[(id - 1) % LANGUAGES.length],
 		status,
 		category: kind.category,
 		components,
