@@ -200,4 +200,11 @@ describe('signed requests as the server receives them', () => {
 		const got = await send({ method: 'POST', url: `${base}/messages`, body: '{"a":1}\n' });
 		expectValidSignature(got);
 	});
+
+	it.failing('legacy request: an empty object body arrives as signed', async () => {
+		// An empty object counts as "no body" and the (empty) query string is signed, but the legacy
+		// path still sends "{}" as the body. (httpRequest drops an empty body, so it is fine there.)
+		const got = await send({ method: 'POST', uri: `${base}/messages`, body: {}, json: true }, { legacy: true });
+		expectValidSignature(got);
+	});
 });
