@@ -1,0 +1,215 @@
+import {
+	NodeConnectionTypes,
+	type IDataObject,
+	type INodeType,
+	type INodeTypeDescription,
+	type IWebhookDescription,
+	type IWebhookFunctions,
+	type IWebhookResponseData,
+} from 'n8n-workflow';
+
+import { deliveryKey, rememberDelivery, wasDelivered } from './deliveryStore';
+import {
+	ALL_EVENTS,
+	EVENT_TYPE_OPTIONS,
+	MESSAGE_STATUS_EVENT,
+	MESSAGE_STATUS_OPTIONS,
+	envelopeProblem,
+	parseJsonObject,
+	verificationChallenge,
+	type EventEnvelope,
+} from './events';
+import { verifySignature } from './signature';
+
+/**
+ * One POST endpoint, answered as soon as the event is accepted. There is no `webhookMethods`
+ * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
+ * Production URL into the service's dashboard (see the notice in the node).
+ */
+const WEBHOOKS: IWebhookDescription[] = [
+	{
+		name: 'default',
+		httpMethod: 'POST',
+		responseMode: 'onReceived',
+		path: 'webhook',
+	},
+];
+
+const SIGNATURE_HEADER = 'x-service-webhook-signature';
+const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
+
+interface TriggerOptions {
+	ignoreStatuses?: string[];
+	outputDataOnly?: boolean;
+	allowDuplicates?: boolean;
+	skipSignatureVerification?: boolean;
+}
+
+/** Answers without starting the workflow. Every such answer is JSON with an explicit status code. */
+function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
+	const response = context.getResponseObject();
+	if (!response.headersSent) response.status(statusCode).json(body);
+	return { noWebhookResponse: true };
+}
+
+async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const request = this.getRequestObject();
+	// Signatures cover the bytes as received; n8n keeps them for every body that is not multipart.
+	const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
+	const body = parseJsonObject(rawBody);
+
+	// The set-up handshake comes first: echoing a challenge starts nothing, and the spec does not
+	// show whether the service signs it.
+	const challenge = verificationChallenge(body);
+	if (challenge !== undefined) return answer(this, 200, { challenge });
+
+	const options = this.getNodeParameter('options', {}) as TriggerOptions;
+	const nowSeconds = Math.floor(Date.now() / 1000);
+	const headers = this.getHeaderData();
+	const timestampHeader = headers[TIMESTAMP_HEADER];
+	const signatureTimestamp = typeof timestampHeader === 'string' ? timestampHeader : null;
+
+	if (options.skipSignatureVerification !== true) {
+		const credentials = await this.getCredentials('businessMessagingApi');
+		const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+		if (secret === '') {
+			// 503, not 401: the service retries 5xx answers for about 7 hours, so events sent before the
+			// user fills in the secret still arrive afterwards. A 401 would make it drop them for good.
+			this.logger.error(
+				'Business Messaging Trigger: the credential has no Webhook Secret, so events cannot be verified and are refused. Fill it in, or turn on "Skip Signature Verification" in the node options.',
+			);
+			return answer(this, 503, { error: 'webhook secret not configured' });
+		}
+		const check = verifySignature(secret, headers[SIGNATURE_HEADER], timestampHeader, rawBody, nowSeconds);
+		if (!check.valid) {
+			this.logger.warn(`Business Messaging Trigger: request rejected (${check.reason})`);
+			return answer(this, 401, { error: check.reason });
+		}
+	}
+
+	// 400 tells the service not to retry: resending the same body cannot fix it.
+	const problem = envelopeProblem(body);
+	if (problem !== undefined) return answer(this, 400, { error: problem });
+	const { event, timestamp, data } = body as unknown as EventEnvelope;
+
+	// Event names not in the list (added by the service later) are well-formed and signed: they start
+	// the workflow when "*" is selected and are ignored otherwise, never refused.
+	const events = this.getNodeParameter('events', []) as string[];
+	if (!events.includes(ALL_EVENTS) && !events.includes(event)) {
+		return answer(this, 200, { received: true, ignored: 'event not selected' });
+	}
+	if (event === MESSAGE_STATUS_EVENT && (options.ignoreStatuses ?? []).includes(String(data.status))) {
+		return answer(this, 200, { received: true, ignored: 'status ignored' });
+	}
+
+	const key = deliveryKey(rawBody);
+	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
+	// hide the event the user is waiting for.
+	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
+		const store = this.getWorkflowStaticData('node');
+		if (wasDelivered(store, key, nowSeconds)) {
+			return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
+		}
+		rememberDelivery(store, key, nowSeconds);
+	}
+
+	const json: IDataObject = options.outputDataOnly
+		? data
+		: { event, timestamp, data, deliveryKey: key, signatureTimestamp };
+	return { workflowData: [[{ json }]] };
+}
+
+export class BusinessMessagingTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Business Messaging Trigger',
+		name: 'businessMessagingTrigger',
+		icon: {
+			light: 'file:../../icons/businessMessaging.svg',
+			dark: 'file:../../icons/businessMessaging.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when the business messaging service sends an event',
+		defaults: { name: 'Business Messaging Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'businessMessagingApi', required: true }],
+		webhooks: WEBHOOKS,
+		properties: [
+			{
+				displayName:
+					'In the service’s dashboard, set the webhook URL to this node’s Production URL (under Webhook URLs above) and activate the workflow. The Test URL only listens while "Listen for test event" runs, so keep the Production URL in the dashboard. Copy the dashboard’s webhook secret into the credential’s Webhook Secret.',
+				name: 'setupNotice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				default: [ALL_EVENTS],
+				options: EVENT_TYPE_OPTIONS,
+				description: 'Events that start the workflow. Other events are answered and ignored.',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Allow Duplicate Deliveries',
+						name: 'allowDuplicates',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to start the workflow for every delivery. By default a body already accepted in the last 8 hours (the service’s retry period) is taken as a retry and starts nothing.',
+					},
+					{
+						displayName: 'Ignore Message Statuses',
+						name: 'ignoreStatuses',
+						type: 'multiOptions',
+						default: [],
+						options: MESSAGE_STATUS_OPTIONS,
+						description: 'Message status updates with these statuses do not start the workflow',
+					},
+					{
+						displayName: 'Output Event Data Only',
+						name: 'outputDataOnly',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to output only the event’s data, without its name, timestamp and delivery key',
+					},
+					{
+						displayName: 'Skip Signature Verification (Unsafe)',
+						name: 'skipSignatureVerification',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to accept events without checking their signature. Anyone who finds the webhook URL could then start this workflow with any data they like.',
+					},
+				],
+			},
+		],
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		try {
+			return await handleDelivery.call(this);
+		} catch (error) {
+			// A failure here (credential unreadable, database busy) may pass: 500 lets the service retry.
+			this.logger.error(
+				`Business Messaging Trigger: could not process a webhook request: ${(error as Error).message}`,
+			);
+			try {
+				return answer(this, 500, { error: 'internal error' });
+			} catch {
+				return { noWebhookResponse: true };
+			}
+		}
+	}
+}

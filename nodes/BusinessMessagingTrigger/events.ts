@@ -1,0 +1,66 @@
+import type { IDataObject, INodePropertyOptions } from 'n8n-workflow';
+
+/** Selects every event, including names the service adds later. */
+export const ALL_EVENTS = '*';
+
+/** The event types of the spec's Events part. */
+export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
+	{ name: '*', value: ALL_EVENTS, description: 'Any event, including event types added later' },
+	{ name: 'Contact Created', value: 'contact.created', description: 'A new contact is created' },
+	{ name: 'Contact Updated', value: 'contact.updated', description: 'Contact information changes' },
+	{ name: 'Conversation Created', value: 'conversation.created', description: 'A new conversation starts' },
+	{ name: 'Conversation Updated', value: 'conversation.updated', description: 'Conversation details change' },
+	{ name: 'Message Received', value: 'message.received', description: 'A new message is received' },
+	{
+		name: 'Message Status Updated',
+		value: 'message.status.updated',
+		description: 'A sent message is delivered or read',
+	},
+	{ name: 'Order Created', value: 'order.created', description: 'A new order is created' },
+	{ name: 'Order Status Updated', value: 'order.status.updated', description: 'An order changes status' },
+];
+
+export const MESSAGE_STATUS_EVENT = 'message.status.updated';
+
+export const MESSAGE_STATUS_OPTIONS: INodePropertyOptions[] = [
+	{ name: 'Delivered', value: 'delivered' },
+	{ name: 'Read', value: 'read' },
+	{ name: 'Sent', value: 'sent' },
+];
+
+export interface EventEnvelope {
+	event: string;
+	timestamp: string;
+	data: IDataObject;
+}
+
+function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The body as a JSON object, or undefined when it is not JSON or not an object. A leading BOM is ignored, as n8n does. */
+export function parseJsonObject(rawBody: Buffer): IDataObject | undefined {
+	let text = rawBody.toString('utf8');
+	if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+	try {
+		const value: unknown = JSON.parse(text);
+		return isPlainObject(value) ? value : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The challenge of a set-up handshake (`{"type":"verification","challenge":"…"}`), if this is one. */
+export function verificationChallenge(body: IDataObject | undefined): string | undefined {
+	if (body?.type !== 'verification' || typeof body.challenge !== 'string') return undefined;
+	return body.challenge;
+}
+
+/** What is wrong with an event envelope, or undefined when it has `event`, `timestamp` and `data`. */
+export function envelopeProblem(body: IDataObject | undefined): string | undefined {
+	if (body === undefined) return 'body is not a JSON object';
+	if (typeof body.event !== 'string' || body.event === '') return 'missing event';
+	if (typeof body.timestamp !== 'string' || body.timestamp === '') return 'missing timestamp';
+	if (!isPlainObject(body.data)) return 'missing data';
+	return undefined;
+}

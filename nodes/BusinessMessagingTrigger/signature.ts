@@ -1,0 +1,51 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** The spec's tolerance: reject when the header timestamp is more than this far from now, either way. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: string };
+
+/**
+ * Header forms accepted, decided here and nowhere else:
+ * - signature: exactly 64 hex digits, any case, optionally prefixed `sha256=`. The service documents
+ *   bare lowercase hex; the prefix (used by its own API signing) and uppercase cost no security, since
+ *   the digest itself must still match.
+ * - timestamp: integer Unix seconds written as digits only. Milliseconds fail the 300 s window;
+ *   signs, fractions, spaces and anything else are rejected outright.
+ * A header sent twice (an array) is rejected: which copy would be the signed one is unknowable.
+ */
+const SIGNATURE_FORM = /^(?:sha256=)?([0-9a-f]{64})$/i;
+const TIMESTAMP_FORM = /^[0-9]+$/;
+
+/** Verifies `X-Service-Webhook-Signature` over `timestamp + "." + raw body`, as the spec's Events part says. */
+export function verifySignature(
+	secret: string,
+	signatureHeader: unknown,
+	timestampHeader: unknown,
+	rawBody: Buffer,
+	nowSeconds: number,
+): SignatureCheck {
+	if (typeof signatureHeader !== 'string' || signatureHeader === '') {
+		return { valid: false, reason: 'missing signature' };
+	}
+	if (typeof timestampHeader !== 'string' || timestampHeader === '') {
+		return { valid: false, reason: 'missing timestamp' };
+	}
+	if (!TIMESTAMP_FORM.test(timestampHeader)) {
+		return { valid: false, reason: 'invalid timestamp' };
+	}
+	if (Math.abs(nowSeconds - Number(timestampHeader)) > SIGNATURE_TOLERANCE_SECONDS) {
+		return { valid: false, reason: 'timestamp outside tolerance' };
+	}
+	const match = SIGNATURE_FORM.exec(signatureHeader);
+	if (match === null) {
+		return { valid: false, reason: 'invalid signature' };
+	}
+	const received = Buffer.from(match[1].toLowerCase(), 'hex');
+	const expected = createHmac('sha256', secret).update(`${timestampHeader}.`).update(rawBody).digest();
+	// Both are 32 bytes here (the form check guarantees it), as timingSafeEqual requires.
+	if (!timingSafeEqual(received, expected)) {
+		return { valid: false, reason: 'invalid signature' };
+	}
+	return { valid: true, timestamp: timestampHeader };
+}

@@ -1,0 +1,383 @@
+/**
+ * Runs the Business Messaging Trigger's `webhook()` through n8n-core for real: a `Workflow` holding
+ * the trigger node, n8n-core's own `WebhookContext`, a fake express request and a recording response.
+ *
+ * It mirrors what n8n 2.41's LiveWebhooks does per production request (read from
+ * `n8n/dist/webhooks/live-webhooks.js`): build a new Workflow from the static data saved in the
+ * database, run the node, then save the static data if `__dataChanged` is set. Here "the database"
+ * is a JSON copy kept by the harness, so a new harness built from `savedStaticData()` is an n8n
+ * restart. Test runs (mode `manual`) save nothing, as in n8n's TestWebhooks.
+ *
+ * How n8n answers around the node is reproduced too: `application/json` bodies that are not JSON get
+ * 422 before the node runs; `{ workflowData }` gets the onReceived answer (200); a throw gets 500.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { Container } from '@n8n/di';
+import { InstanceSettings, WebhookContext } from 'n8n-core';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	Workflow,
+	type ICredentialDataDecryptedObject,
+	type ICredentials,
+	type IDataObject,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeCredentialsDetails,
+	type INodeExecutionData,
+	type INodeParameters,
+	type INodeProperties,
+	type INodeType,
+	type INodeTypes,
+	type IWebhookData,
+	type IWebhookResponseData,
+	type IWorkflowExecuteAdditionalData,
+	type WorkflowExecuteMode,
+} from 'n8n-workflow';
+
+import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+
+export const TRIGGER_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';
+const TRIGGER_NODE_NAME = 'Business Messaging Trigger';
+const CREDENTIAL_TYPE = 'businessMessagingApi';
+
+/** Random per run: no secret-looking literal in the source, and nothing can depend on its value. */
+export const TEST_WEBHOOK_SECRET = randomBytes(24).toString('base64url');
+
+export const DEFAULT_CREDENTIALS: ICredentialDataDecryptedObject = {
+	baseUrl: 'https://api.example.test/v1',
+	clientId: 'client-1',
+	clientSecret: 'client-secret-not-for-webhooks',
+	domain: 'workspace-1',
+	webhookSecret: TEST_WEBHOOK_SECRET,
+	phoneNumberId: '',
+	multipartSigning: 'rawBody',
+};
+
+// NodeExecutionContext reads the instance id from here; the real InstanceSettings would create
+// n8n's settings folder in the home directory.
+Container.set(InstanceSettings, {
+	instanceId: 'webhook-harness',
+	hmacSignatureSecret: 'webhook-harness',
+} as unknown as InstanceSettings);
+
+export interface WebhookRequest {
+	/** Header names in any case; n8n (express) sees them lowercased. */
+	headers: Record<string, string | string[] | undefined>;
+	/** The bytes on the wire. */
+	body: Buffer | string;
+}
+
+export interface TriggerSetup {
+	/** Node parameters; unset ones take the node's defaults, as n8n fills them in. */
+	parameters?: INodeParameters;
+	/** Credential data, or null for a node whose credential cannot be loaded. */
+	credentials?: ICredentialDataDecryptedObject | null;
+	/** `webhook` is a production (active workflow) request, `manual` is "Listen for test event". */
+	mode?: WorkflowExecuteMode;
+	/** Static data as n8n saved it (e.g. `savedStaticData()` of an earlier harness). */
+	staticData?: IDataObject;
+}
+
+export interface WebhookOutcome {
+	statusCode: number;
+	/** The answer's JSON body (or text, as n8n would send it). */
+	body: unknown;
+	workflowStarted: boolean;
+	/** Items that would start the workflow; empty when it does not start. */
+	items: INodeExecutionData[];
+	/** What `webhook()` threw, if it did; n8n would then answer 500. */
+	threw: unknown;
+	/** Everything the node logged: `level message`. */
+	logs: string[];
+}
+
+class RecordingResponse {
+	statusCode = 200;
+	headersSent = false;
+	body: unknown = undefined;
+	readonly headers: Record<string, string> = {};
+
+	status(code: number) {
+		this.statusCode = code;
+		return this;
+	}
+
+	setHeader(name: string, value: string) {
+		this.headers[name.toLowerCase()] = value;
+		return this;
+	}
+
+	json(body: unknown) {
+		this.body = body;
+		this.headersSent = true;
+		return this;
+	}
+
+	send(body: unknown) {
+		return this.json(body);
+	}
+
+	end() {
+		this.headersSent = true;
+		return this;
+	}
+}
+
+class HarnessNodeTypes implements INodeTypes {
+	private readonly trigger = new BusinessMessagingTrigger();
+
+	getByName(): INodeType {
+		return this.trigger;
+	}
+
+	getByNameAndVersion(): INodeType {
+		return this.trigger;
+	}
+
+	getKnownTypes() {
+		return {};
+	}
+}
+
+class HarnessCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: ICredentialDataDecryptedObject | null) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(): boolean {
+		return true;
+	}
+
+	async authenticate(_credentials: ICredentialDataDecryptedObject, _typeName: string, requestOptions: IHttpRequestOptions) {
+		return requestOptions;
+	}
+
+	async preAuthentication() {
+		return undefined;
+	}
+
+	async runPreAuthentication() {
+		return undefined;
+	}
+
+	async getCredentials(): Promise<ICredentials> {
+		throw new Error('webhook harness: getCredentials is not used by webhook()');
+	}
+
+	async getDecrypted(
+		_additionalData: IWorkflowExecuteAdditionalData,
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentialDataDecryptedObject> {
+		if (this.data === null || type !== CREDENTIAL_TYPE) {
+			throw new Error(`Credential with ID "${nodeCredentials.id ?? ''}" does not exist for type "${type}".`);
+		}
+		return { ...this.data };
+	}
+
+	async updateCredentials() {}
+
+	async updateCredentialsOauthTokenData() {}
+
+	getCredentialsProperties(): INodeProperties[] {
+		return [];
+	}
+}
+
+function lowercaseHeaders(headers: WebhookRequest['headers']): Record<string, string | string[]> {
+	const result: Record<string, string | string[]> = {};
+	for (const [name, value] of Object.entries(headers)) {
+		if (value !== undefined) result[name.toLowerCase()] = value;
+	}
+	return result;
+}
+
+/** The body as n8n's body parser leaves it in `req.body` (the node itself reads `rawBody`). */
+function parsedBody(contentType: string, rawBody: Buffer): { ok: true; body: unknown } | { ok: false } {
+	if (rawBody.length === 0) return { ok: true, body: {} };
+	const text = rawBody.toString('utf8').replace(/^\uFEFF/, '');
+	if (contentType === 'application/json') {
+		try {
+			return { ok: true, body: JSON.parse(text) };
+		} catch {
+			return { ok: false };
+		}
+	}
+	if (contentType === 'text/plain') return { ok: true, body: text };
+	return { ok: true, body: {} };
+}
+
+/** Runs `fn` with `Date.now()` fixed, so timestamp windows are tested to the second. */
+async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+	if (nowMs === undefined) return await fn();
+	const realNow = Date.now;
+	Date.now = () => nowMs;
+	try {
+		return await fn();
+	} finally {
+		Date.now = realNow;
+	}
+}
+
+export class TriggerHarness {
+	private saved: string;
+
+	private readonly mode: WorkflowExecuteMode;
+
+	private readonly nodeTypes = new HarnessNodeTypes();
+
+	constructor(private readonly setup: TriggerSetup = {}) {
+		this.saved = JSON.stringify(setup.staticData ?? {});
+		this.mode = setup.mode ?? 'webhook';
+	}
+
+	/** Static data as n8n would have saved it to its database after the requests so far. */
+	savedStaticData(): IDataObject {
+		return JSON.parse(this.saved) as IDataObject;
+	}
+
+	/** Sends one request; `nowMs` fixes the clock the node sees (default: the real clock). */
+	async send(request: WebhookRequest, nowMs?: number): Promise<WebhookOutcome> {
+		const headers = lowercaseHeaders(request.headers);
+		const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
+		const contentHeader = headers['content-type'];
+		const contentType = (typeof contentHeader === 'string' ? contentHeader : '').split(';')[0].trim().toLowerCase();
+		const parsed = parsedBody(contentType, rawBody);
+		if (!parsed.ok) {
+			// n8n's body parser answers before any node runs.
+			return {
+				statusCode: 422,
+				body: { message: 'Failed to parse request body' },
+				workflowStarted: false,
+				items: [],
+				threw: undefined,
+				logs: [],
+			};
+		}
+
+		const node: INode = {
+			id: 'trigger-node-id',
+			name: TRIGGER_NODE_NAME,
+			type: TRIGGER_NODE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: 'harness-webhook-id',
+			parameters: { ...(this.setup.parameters ?? {}) },
+			credentials: { [CREDENTIAL_TYPE]: { id: 'credential-1', name: 'Business Messaging account' } },
+		};
+		const workflow = new Workflow({
+			id: 'workflow-1',
+			name: 'Trigger harness',
+			nodes: [node],
+			connections: {},
+			active: this.mode !== 'manual',
+			nodeTypes: this.nodeTypes,
+			staticData: JSON.parse(this.saved) as IDataObject,
+		});
+		const workflowNode = workflow.getNode(TRIGGER_NODE_NAME) as INode;
+
+		const req = {
+			method: 'POST',
+			headers,
+			body: parsed.body,
+			rawBody,
+			params: {},
+			query: {},
+			contentType,
+		};
+		const res = new RecordingResponse();
+		const additionalData = {
+			credentialsHelper: new HarnessCredentialsHelper(
+				this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials,
+			),
+			httpRequest: req,
+			httpResponse: res,
+			webhookBaseUrl: 'http://localhost:5678/webhook',
+			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+			webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+			formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+			restApiUrl: 'http://localhost:5678/rest',
+			instanceBaseUrl: 'http://localhost:5678',
+			variables: {},
+		} as unknown as IWorkflowExecuteAdditionalData;
+		const description = this.nodeTypes.getByName().description.webhooks?.[0];
+		const webhookData = {
+			httpMethod: 'POST',
+			node: TRIGGER_NODE_NAME,
+			path: `${node.webhookId}/${String(description?.path)}`,
+			webhookDescription: description,
+			workflowId: 'workflow-1',
+			workflowExecuteAdditionalData: additionalData,
+		} as IWebhookData;
+
+		const context = new WebhookContext(workflow, workflowNode, additionalData, this.mode, webhookData, [], null);
+		const logs: string[] = [];
+		const record = (level: string) => (message: string) => logs.push(`${level} ${message}`);
+		// n8n-core reads the logger from its DI container on every use; the harness records instead.
+		Object.defineProperty(context, 'logger', {
+			value: { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') },
+		});
+
+		let result: IWebhookResponseData | undefined;
+		let threw: unknown;
+		try {
+			result = await atTime(nowMs, async () => await new BusinessMessagingTrigger().webhook.call(context));
+		} catch (error) {
+			threw = error;
+		}
+
+		// LiveWebhooks saves static data after every production request that changed it.
+		const staticData = workflow.staticData as IDataObject & { __dataChanged?: boolean };
+		if (this.mode !== 'manual' && staticData.__dataChanged === true) {
+			this.saved = JSON.stringify(staticData);
+		}
+
+		if (threw !== undefined || result === undefined) {
+			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
+		}
+		if (result.workflowData !== undefined) {
+			// What n8n answers in onReceived mode once the execution is started.
+			const responseData = description?.responseData ?? 'firstEntryJson';
+			return {
+				statusCode: res.headersSent ? res.statusCode : 200,
+				body: res.headersSent ? res.body : responseData,
+				workflowStarted: true,
+				items: result.workflowData[0] ?? [],
+				threw,
+				logs,
+			};
+		}
+		if (result.noWebhookResponse === true) {
+			return { statusCode: res.statusCode, body: res.body, workflowStarted: false, items: [], threw, logs };
+		}
+		return {
+			statusCode: 200,
+			body: result.webhookResponse ?? { message: 'Webhook call received' },
+			workflowStarted: false,
+			items: [],
+			threw,
+			logs,
+		};
+	}
+}
+
+/** One request against a fresh trigger. */
+export async function runWebhook(
+	request: WebhookRequest,
+	setup: TriggerSetup = {},
+	nowMs?: number,
+): Promise<WebhookOutcome> {
+	return await new TriggerHarness(setup).send(request, nowMs);
+}
+
+/** The node's parameter defaults, as n8n fills them into a new node (for tests that inspect them). */
+export function defaultParameters(): INodeParameters {
+	const properties = new BusinessMessagingTrigger().description.properties;
+	return NodeHelpers.getNodeParameters(properties, {}, true, false, null, null) ?? {};
+}
