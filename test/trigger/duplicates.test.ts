@@ -1,0 +1,115 @@
+import {
+	MAX_REMEMBERED_DELIVERIES,
+	REMEMBER_FOR_SECONDS,
+	RETRY_HORIZON_SECONDS,
+} from '../../nodes/BusinessMessagingTrigger/deliveryStore';
+import { TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
+import { FIXED_NOW_SECONDS, messageReceived, signedRequest } from './requests';
+
+/** Delivers `body` as the service would at `atSeconds`: signed then, received then. */
+async function deliver(harness: TriggerHarness, body: string, atSeconds: number) {
+	return await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, atSeconds), atSeconds * 1000);
+}
+
+function rememberedKeys(harness: TriggerHarness): string[] {
+	const node = harness.savedStaticData()['node:Business Messaging Trigger'] as { deliveries?: object } | undefined;
+	return Object.keys(node?.deliveries ?? {});
+}
+
+describe('duplicate deliveries', () => {
+	it('starts once for a body the service re-signs and sends again later', async () => {
+		const harness = new TriggerHarness();
+		const body = messageReceived('d-1');
+		const first = await deliver(harness, body, FIXED_NOW_SECONDS);
+		expect(first.workflowStarted).toBe(true);
+
+		for (const delay of [60, 300, 900, 3600, RETRY_HORIZON_SECONDS]) {
+			const retry = await deliver(harness, body, FIXED_NOW_SECONDS + delay);
+			expect(retry.threw).toBeUndefined();
+			expect(retry.statusCode).toBe(200);
+			expect(retry.workflowStarted).toBe(false);
+			expect(retry.body).toEqual({ received: true, ignored: 'duplicate delivery' });
+		}
+	});
+
+	it('starts for a different body, and gives each body its own delivery key', async () => {
+		const harness = new TriggerHarness();
+		const a = await deliver(harness, messageReceived('d-a'), FIXED_NOW_SECONDS);
+		const b = await deliver(harness, messageReceived('d-b'), FIXED_NOW_SECONDS + 1);
+		expect(a.workflowStarted && b.workflowStarted).toBe(true);
+		expect(a.items[0].json.deliveryKey).not.toBe(b.items[0].json.deliveryKey);
+	});
+
+	it('forgets a body after the retry horizon (plus margin)', async () => {
+		const harness = new TriggerHarness();
+		const body = messageReceived('d-old');
+		await deliver(harness, body, FIXED_NOW_SECONDS);
+		const late = await deliver(harness, body, FIXED_NOW_SECONDS + REMEMBER_FOR_SECONDS + 1);
+		expect(late.workflowStarted).toBe(true);
+	});
+
+	it('survives an n8n restart: a workflow rebuilt from the saved static data still knows the body', async () => {
+		const before = new TriggerHarness();
+		const body = messageReceived('d-restart');
+		expect((await deliver(before, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
+
+		const after = new TriggerHarness({ staticData: before.savedStaticData() });
+		const retry = await deliver(after, body, FIXED_NOW_SECONDS + 300);
+		expect(retry.workflowStarted).toBe(false);
+		expect(retry.statusCode).toBe(200);
+	});
+
+	it('keeps the store bounded: at most the cap, oldest forgotten first', async () => {
+		const harness = new TriggerHarness();
+		const total = MAX_REMEMBERED_DELIVERIES + 25;
+		for (let i = 0; i < total; i++) {
+			await deliver(harness, messageReceived(`d-cap-${i}`), FIXED_NOW_SECONDS + i);
+		}
+		expect(rememberedKeys(harness)).toHaveLength(MAX_REMEMBERED_DELIVERIES);
+		// The newest is still suppressed, the oldest is not.
+		const newest = await deliver(harness, messageReceived(`d-cap-${total - 1}`), FIXED_NOW_SECONDS + total);
+		expect(newest.workflowStarted).toBe(false);
+		const oldest = await deliver(harness, messageReceived('d-cap-0'), FIXED_NOW_SECONDS + total);
+		expect(oldest.workflowStarted).toBe(true);
+	});
+
+	it('prunes entries past their time when a new body is accepted', async () => {
+		const harness = new TriggerHarness();
+		await deliver(harness, messageReceived('d-p1'), FIXED_NOW_SECONDS);
+		await deliver(harness, messageReceived('d-p2'), FIXED_NOW_SECONDS + REMEMBER_FOR_SECONDS + 1);
+		expect(rememberedKeys(harness)).toHaveLength(1);
+	});
+
+	it('starts every time when "Allow Duplicate Deliveries" is on, and remembers nothing', async () => {
+		const harness = new TriggerHarness({ parameters: { options: { allowDuplicates: true } } });
+		const body = messageReceived('d-allow');
+		expect((await deliver(harness, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
+		expect((await deliver(harness, body, FIXED_NOW_SECONDS + 60)).workflowStarted).toBe(true);
+		expect(rememberedKeys(harness)).toHaveLength(0);
+	});
+
+	it('does not suppress in test mode, where n8n saves no static data', async () => {
+		const harness = new TriggerHarness({ mode: 'manual' });
+		const body = messageReceived('d-manual');
+		expect((await deliver(harness, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
+		expect((await deliver(harness, body, FIXED_NOW_SECONDS + 60)).workflowStarted).toBe(true);
+		expect(harness.savedStaticData()).toEqual({});
+	});
+
+	it('copes with damaged static data', async () => {
+		const harness = new TriggerHarness({
+			staticData: { 'node:Business Messaging Trigger': { deliveries: 'not an object' } },
+		});
+		const outcome = await deliver(harness, messageReceived('d-damaged'), FIXED_NOW_SECONDS);
+		expect(outcome.threw).toBeUndefined();
+		expect(outcome.workflowStarted).toBe(true);
+		expect(rememberedKeys(harness)).toHaveLength(1);
+	});
+
+	it('does not remember rejected or ignored deliveries', async () => {
+		const harness = new TriggerHarness({ parameters: { events: ['order.created'] } });
+		await deliver(harness, messageReceived('d-ignored'), FIXED_NOW_SECONDS);
+		await harness.send(signedRequest('wrong', messageReceived('d-forged')), FIXED_NOW_SECONDS * 1000);
+		expect(rememberedKeys(harness)).toHaveLength(0);
+	});
+});
