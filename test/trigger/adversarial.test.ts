@@ -1,0 +1,83 @@
+/**
+ * Table-driven adversarial suite: every case of adversarial-cases.ts against the trigger's real
+ * `webhook()` (through n8n-core), each on a fresh trigger with the default options, at a fixed clock.
+ *
+ * The table is printed as the test list (one row per case: id, origin, expected answer, name; run
+ * with --verbose when several test files run), and the last test is the total line. Rows pass only
+ * when the actual answer equals the expected one, so a green table is the actual table.
+ */
+import { DEFAULT_CREDENTIALS, TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
+import {
+	ADVERSARIAL_CASES,
+	buildCaseRequests,
+	expectedBody,
+	tally,
+	type AdversarialCase,
+	type CaseResult,
+} from './adversarial-cases';
+import { FIXED_NOW_SECONDS } from './requests';
+
+const RUN_ID = 'jest';
+const context = {
+	nowSeconds: FIXED_NOW_SECONDS,
+	webhookSecret: TEST_WEBHOOK_SECRET,
+	clientSecret: String(DEFAULT_CREDENTIALS.clientSecret),
+	runId: RUN_ID,
+};
+
+function row(testCase: AdversarialCase): string {
+	const outcome = `${testCase.expect.status} ${testCase.expect.started ? 'starts  ' : 'no start'}`;
+	return `${testCase.id} | ${testCase.origin.padEnd(9)} | ${outcome} | ${testCase.name}`;
+}
+
+const results: CaseResult[] = [];
+
+describe('adversarial webhook requests', () => {
+	it.each(ADVERSARIAL_CASES.map((testCase) => [row(testCase), testCase] as const))(
+		'%s',
+		async (_row, testCase) => {
+			const harness = new TriggerHarness();
+			const { prior, request, atSeconds } = buildCaseRequests(testCase, context);
+			if (prior !== undefined) {
+				const first = await harness.send(prior.request, prior.atSeconds * 1000);
+				expect(first.workflowStarted).toBe(true);
+			}
+			const outcome = await harness.send(request, atSeconds * 1000);
+			results.push({
+				testCase,
+				status: outcome.statusCode,
+				started: outcome.workflowStarted,
+				threw: outcome.threw !== undefined,
+			});
+
+			expect(outcome.threw).toBeUndefined();
+			expect({ status: outcome.statusCode, started: outcome.workflowStarted }).toEqual({
+				status: testCase.expect.status,
+				started: testCase.expect.started,
+			});
+			const body = expectedBody(testCase, RUN_ID);
+			if (body !== undefined) expect(outcome.body).toEqual(body);
+			if (outcome.workflowStarted) expect(outcome.items).toHaveLength(1);
+		},
+	);
+
+	it(`total: ${ADVERSARIAL_CASES.length} cases tried, forged accepted 0, genuine rejected 0`, () => {
+		const summary = tally(results);
+		expect(summary.tried).toBe(ADVERSARIAL_CASES.length);
+		expect(summary.tried).toBeGreaterThanOrEqual(40);
+		expect(summary).toEqual({
+			tried: ADVERSARIAL_CASES.length,
+			forgedAccepted: 0,
+			genuineRejected: 0,
+			mismatches: [],
+		});
+	});
+
+	it('has unique case ids and covers every origin', () => {
+		const ids = ADVERSARIAL_CASES.map((testCase) => testCase.id);
+		expect(new Set(ids).size).toBe(ids.length);
+		expect(new Set(ADVERSARIAL_CASES.map((testCase) => testCase.origin))).toEqual(
+			new Set(['genuine', 'forged', 'handshake']),
+		);
+	});
+});
