@@ -23,15 +23,20 @@ export function signPayload(
 	return createHmac('sha256', clientSecret).update(timestamp).update(payload).digest('hex');
 }
 
-/** Query string as it is sent and signed: keys and values percent-encoded, spaces as %20. */
+/**
+ * Query string as it is sent and signed: keys and values percent-encoded as RFC 3986 asks (spaces as
+ * %20, and !'()* escaped too, so the URL class leaves the text alone).
+ */
 export function encodeQuery(qs: IDataObject | undefined): string {
+	const encode = (text: string) =>
+		encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 	const pairs: string[] = [];
 	for (const [key, value] of Object.entries(qs ?? {})) {
 		if (value === undefined || value === null) continue;
 		const values = Array.isArray(value) ? value : [value];
 		for (const item of values) {
 			const text = typeof item === 'object' ? JSON.stringify(item) : String(item);
-			pairs.push(`${encodeURIComponent(key)}=${encodeURIComponent(text)}`);
+			pairs.push(`${encode(key)}=${encode(text)}`);
 		}
 	}
 	return pairs.join('&');
@@ -44,17 +49,25 @@ type AnyRequestOptions = IHttpRequestOptions & {
 	json?: boolean;
 };
 
+function headerValue(headers: IDataObject, name: string): string | undefined {
+	const entry = Object.entries(headers).find(([key]) => key.toLowerCase() === name);
+	return typeof entry?.[1] === 'string' ? entry[1] : undefined;
+}
+
+function withoutHeaders(headers: IDataObject, pattern: RegExp): IDataObject {
+	return Object.fromEntries(Object.entries(headers).filter(([name]) => !pattern.test(name)));
+}
+
 function isMultipart(options: AnyRequestOptions): boolean {
-	const headers = options.headers ?? {};
-	const contentType = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+	const contentType = headerValue(options.headers ?? {}, 'content-type') ?? '';
 	return (
-		(typeof contentType === 'string' && contentType.toLowerCase().startsWith('multipart/form-data')) ||
+		contentType.toLowerCase().startsWith('multipart/form-data') ||
 		options.formData !== undefined ||
 		(typeof FormData !== 'undefined' && options.body instanceof FormData)
 	);
 }
 
-/** Puts `qs` into the URL itself, so the query string that is signed is the one that is sent. */
+/** Puts `qs` into the URL itself; the query string signed is the one the final URL holds. */
 function resolveUrl(options: AnyRequestOptions): { url: URL; query: string } {
 	const raw = options.uri ?? options.url;
 	const base = options.baseURL;
@@ -63,38 +76,37 @@ function resolveUrl(options: AnyRequestOptions): { url: URL; query: string } {
 	const url = new URL(joined);
 	const query = [url.search.replace(/^\?/, ''), encodeQuery(options.qs)].filter(Boolean).join('&');
 	url.search = query ? `?${query}` : '';
-	return { url, query };
+	return { url, query: url.search.replace(/^\?/, '') };
 }
 
-function payloadFor(
+function multipartPayload(
 	options: AnyRequestOptions,
 	query: string,
 	multipartSigning: MultipartSigning,
 ): string | Buffer {
-	const method = (options.method ?? 'GET').toUpperCase();
-	if (isMultipart(options)) {
-		if (multipartSigning === 'timestampOnly') return '';
-		if (multipartSigning === 'queryString') return query;
-		if (Buffer.isBuffer(options.body)) return options.body;
-		throw new Error(
-			'This multipart request cannot be signed over its raw body, because n8n builds that body after signing. ' +
-				'Send media with the Business Messaging node, or change "Multipart Signing" in the credential.',
-		);
-	}
-	const body = options.body;
-	const hasBody =
-		method !== 'GET' &&
-		method !== 'HEAD' &&
-		body !== undefined &&
-		body !== null &&
-		body !== '' &&
-		!(typeof body === 'object' && !Buffer.isBuffer(body) && Object.keys(body).length === 0);
-	if (!hasBody) return query;
-	if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
-	return JSON.stringify(body);
+	if (multipartSigning === 'timestampOnly') return '';
+	if (multipartSigning === 'queryString') return query;
+	if (Buffer.isBuffer(options.body)) return options.body;
+	throw new Error(
+		'This multipart request cannot be signed over its raw body, because n8n builds that body after signing. ' +
+			'Send media with the Business Messaging node, or change "Multipart Signing" in the credential.',
+	);
 }
 
-/** Signs a request as the spec's Authentication part says. Used for every request through this credential. */
+function isEmptyBody(body: unknown): boolean {
+	return (
+		body === undefined ||
+		body === null ||
+		body === '' ||
+		(typeof body === 'object' && !Buffer.isBuffer(body) && Object.keys(body).length === 0)
+	);
+}
+
+/**
+ * Signs a request as the spec's Authentication part says. Every request through this credential
+ * comes here, so the bytes signed are made the bytes sent: the query string goes into the URL, and a
+ * body goes out as the exact Buffer that was signed (HTTP clients re-encode strings and objects).
+ */
 export async function signRequest(
 	credentials: ICredentialDataDecryptedObject,
 	requestOptions: IHttpRequestOptions,
@@ -102,25 +114,39 @@ export async function signRequest(
 ): Promise<IHttpRequestOptions> {
 	const options = { ...requestOptions } as AnyRequestOptions;
 	const { url, query } = resolveUrl(options);
-	const multipart = isMultipart(options);
-	const payload = payloadFor(options, query, (credentials.multipartSigning as MultipartSigning) ?? 'rawBody');
+	const method = (options.method ?? 'GET').toUpperCase();
+	let headers = withoutHeaders(
+		options.headers ?? {},
+		/^(accept|x-service-signature-256|x-timestamp|x-domain|x-client-id)$/i,
+	);
+	let payload: string | Buffer;
+	if (isMultipart(options)) {
+		payload = multipartPayload(options, query, (credentials.multipartSigning as MultipartSigning) ?? 'rawBody');
+	} else if (method === 'GET' || method === 'HEAD' || isEmptyBody(options.body)) {
+		payload = query;
+		delete options.body;
+	} else {
+		const body = options.body;
+		const contentType = headerValue(headers, 'content-type');
+		const formEncoded = contentType?.toLowerCase().startsWith('application/x-www-form-urlencoded') ?? false;
+		const text =
+			typeof body === 'string' || Buffer.isBuffer(body)
+				? body
+				: formEncoded
+					? encodeQuery(body as IDataObject)
+					: JSON.stringify(body);
+		payload = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
+		options.body = payload;
+		if (!contentType || (typeof body === 'object' && !Buffer.isBuffer(body) && !formEncoded)) {
+			headers = { ...withoutHeaders(headers, /^content-type$/i), 'Content-Type': 'application/json' };
+		}
+	}
 	const timestamp = String(Math.floor(now() / 1000));
 
 	if (options.uri !== undefined) options.uri = url.href;
 	else options.url = url.href;
 	delete options.qs;
 	delete options.baseURL;
-
-	const headers: IDataObject = { ...(options.headers ?? {}) };
-	for (const name of Object.keys(headers)) {
-		if (/^(accept|x-service-signature-256|x-timestamp|x-domain|x-client-id)$/i.test(name)) delete headers[name];
-	}
-	if (!multipart && typeof payload === 'string' && payload !== query) {
-		// A structured body goes out as the exact JSON string that was signed.
-		options.body = payload;
-		for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
-		headers['Content-Type'] = 'application/json';
-	}
 	options.headers = {
 		...headers,
 		Accept: 'application/json',

@@ -208,7 +208,8 @@ describe('signRequest', () => {
 			},
 			clockAt(v),
 		);
-		expect(out.body).toBe(v.payload.toString('utf8'));
+		expect(Buffer.isBuffer(out.body)).toBe(true);
+		expect((out.body as Buffer).toString('utf8')).toBe(v.payload.toString('utf8'));
 		expect(out.headers?.['Content-Type']).toBe('application/json');
 		expect(out.headers?.['X-Custom']).toBe('kept');
 		expect(headerNames(out).filter((name) => name === 'content-type')).toHaveLength(1);
@@ -232,13 +233,14 @@ describe('signRequest', () => {
 		const v = vector('multibyte-body');
 		const text = v.payload.toString('utf8');
 		const out = await signRequest(credentials, { method: 'POST', url: `${BASE}/messages`, body: text }, clockAt(v));
-		expect(out.body).toBe(text);
+		expect(Buffer.isBuffer(out.body)).toBe(true);
+		expect((out.body as Buffer).toString('utf8')).toBe(text);
 		expectSignedHeaders(out, v);
 
 		// Whitespace and key order are the sender's: nothing is re-serialized.
 		const spaced = '{ "b": 1,\n  "a": [ 2 ] }\n';
 		const out2 = await signRequest(credentials, { method: 'PATCH', url: `${BASE}/orders/1`, body: spaced }, clockAt(v));
-		expect(out2.body).toBe(spaced);
+		expect((out2.body as Buffer).toString('utf8')).toBe(spaced);
 		expectSignedHeaders(out2, { timestamp: v.timestamp, signature: hmac(v.timestamp, spaced) });
 	});
 
@@ -263,7 +265,8 @@ describe('signRequest', () => {
 			clockAt(v),
 		)) as IHttpRequestOptions & { uri?: string };
 		expect(out.uri).toBe(`${BASE}/messages`);
-		expect(out.body).toBe(v.payload.toString('utf8'));
+		expect(Buffer.isBuffer(out.body)).toBe(true);
+		expect((out.body as Buffer).toString('utf8')).toBe(v.payload.toString('utf8'));
 		expect(out.headers?.['Content-Type']).toBe('application/json');
 		expectSignedHeaders(out, v);
 	});
@@ -369,7 +372,7 @@ describe('signRequest', () => {
 
 	// Known bug (see the report): encodeURIComponent leaves ' unescaped, but the URL's query setter
 	// escapes it to %27 for http(s) URLs, so the query sent differs from the one signed.
-	it.failing('a query value with an apostrophe is sent exactly as signed', async () => {
+	it('a query value with an apostrophe is sent exactly as signed', async () => {
 		const v = vector('empty-query');
 		const out = await signRequest(credentials, { method: 'GET', url: `${BASE}/contacts`, qs: { name: "O'Brien" } }, clockAt(v));
 		const sent = out.url!.slice(out.url!.indexOf('?') + 1);

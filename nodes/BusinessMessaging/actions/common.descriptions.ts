@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_TIMEOUT_SECONDS } from '../transport';
+
 export const senderField: INodeProperties = {
 	displayName: 'Sender (Phone Number ID)',
 	name: 'phoneNumberId',
@@ -30,3 +32,23 @@ export function listFields(noun: string): INodeProperties[] {
 		},
 	];
 }
+
+/** Settings every operation has; the transport reads them. */
+export const optionsField: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add Option',
+	default: {},
+	options: [
+		{
+			displayName: 'Timeout (Seconds)',
+			name: 'timeout',
+			type: 'number',
+			typeOptions: { minValue: 0.1 },
+			default: DEFAULT_TIMEOUT_SECONDS,
+			description:
+				'How long to wait for the service’s answer. A message send that times out is not repeated, because the service may have sent it.',
+		},
+	],
+};

@@ -23,10 +23,10 @@ export const PAGE_SIZE = 100;
  */
 export type RetryPolicy = 'idempotent' | 'send';
 
+export const DEFAULT_TIMEOUT_SECONDS = 60;
 const MAX_ATTEMPTS = 4;
 const BACKOFF_MS = [500, 1000, 2000];
 const MAX_RETRY_AFTER_MS = 60_000;
-export const REQUEST_TIMEOUT_MS = 60_000;
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
@@ -71,6 +71,15 @@ function describeFailure(error: unknown): FailedResponse {
 	};
 }
 
+// Plain words for network failures (without the code: NodeApiError rewrites messages that name one).
+const NETWORK_MESSAGES: Record<string, string> = {
+	ECONNREFUSED: 'The service refused the connection',
+	ECONNRESET: 'The connection to the service closed before it answered',
+	EPIPE: 'The connection to the service closed before it answered',
+	ENOTFOUND: 'The service’s host name was not found',
+	EAI_AGAIN: 'The service’s host name could not be looked up',
+};
+
 function isTimeout(code: string | undefined): boolean {
 	return code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT';
 }
@@ -109,10 +118,16 @@ function serviceMessage(body: unknown): { message?: string; details?: string } {
 	return { message, details };
 }
 
-function toNodeApiError(ctx: Context, failure: FailedResponse, itemIndex?: number): NodeApiError {
+function toNodeApiError(
+	ctx: Context,
+	failure: FailedResponse,
+	timeoutMs: number,
+	itemIndex?: number,
+): NodeApiError {
 	const { status, body } = failure;
 	const { message, details } = serviceMessage(body);
-	const errorResponse = { httpCode: status ?? null, code: failure.code ?? null, body: (body ?? null) as never };
+	// Not `code`: NodeApiError would swap our message for its generic one for that code.
+	const errorResponse = { httpCode: status ?? null, networkError: failure.code ?? null, body: (body ?? null) as never };
 	if (status === undefined && failure.code === undefined) {
 		// Failed before anything was sent, e.g. a request the credential cannot sign.
 		return new NodeApiError(ctx.getNode(), errorResponse as JsonObject, { message: failure.message, itemIndex });
@@ -120,9 +135,9 @@ function toNodeApiError(ctx: Context, failure: FailedResponse, itemIndex?: numbe
 	if (status === undefined) {
 		return new NodeApiError(ctx.getNode(), errorResponse as JsonObject, {
 			message: isTimeout(failure.code)
-				? `The service did not answer within ${REQUEST_TIMEOUT_MS / 1000} seconds`
-				: `Could not reach the service (${failure.code}): ${failure.message}`,
-			description: 'Check the credential’s Base URL and that the service is reachable from n8n.',
+				? `The service did not answer within ${timeoutMs / 1000} seconds`
+				: (NETWORK_MESSAGES[failure.code ?? ''] ?? 'Could not reach the service'),
+			description: `${failure.code}: check the credential’s Base URL and that the service is reachable from n8n.`,
 			itemIndex,
 		});
 	}
@@ -142,6 +157,11 @@ export async function apiRequest(
 	{ qs, body, headers, itemIndex, retry = method === 'GET' ? 'idempotent' : 'send' }: RequestOptions = {},
 ): Promise<IDataObject> {
 	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const timeoutSeconds =
+		itemIndex === undefined
+			? DEFAULT_TIMEOUT_SECONDS
+			: ((this as IExecuteFunctions).getNodeParameter('options.timeout', itemIndex, DEFAULT_TIMEOUT_SECONDS) as number);
+	const timeoutMs = Math.round(timeoutSeconds * 1000);
 	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 	const options: IHttpRequestOptions = {
 		method,
@@ -150,7 +170,7 @@ export async function apiRequest(
 		body,
 		headers,
 		json: !Buffer.isBuffer(body),
-		timeout: REQUEST_TIMEOUT_MS,
+		timeout: timeoutMs,
 	};
 	for (let attempt = 1; ; attempt++) {
 		try {
@@ -176,7 +196,7 @@ export async function apiRequest(
 			}
 			const failure = describeFailure(error);
 			const delay = retryDelay(failure, retry, attempt);
-			if (delay === undefined) throw toNodeApiError(this, failure, itemIndex);
+			if (delay === undefined) throw toNodeApiError(this, failure, timeoutMs, itemIndex);
 			await sleep(delay);
 		}
 	}

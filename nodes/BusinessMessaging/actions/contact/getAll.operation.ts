@@ -2,11 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getList } from '../../transport';
-import { listFields } from '../common.descriptions';
+import { listFields, optionsField } from '../common.descriptions';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['contact'], operation: ['getAll'] } },
-	listFields('contacts') as INodeProperties[],
+	[...listFields('contacts'), optionsField] as INodeProperties[],
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

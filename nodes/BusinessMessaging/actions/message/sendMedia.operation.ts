@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { buildMultipart } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { senderField } from '../common.descriptions';
+import { optionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -39,6 +39,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { senderField } from '../common.descriptions';
+import { optionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -24,6 +24,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { rows: 4 },
 		default: '',
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOneOf, getSender, ORDER_STATUSES } from '../../helpers/validation';
 import { getList } from '../../transport';
-import { listFields, senderField } from '../common.descriptions';
+import { listFields, optionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -27,6 +27,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(

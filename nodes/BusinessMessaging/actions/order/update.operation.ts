@@ -10,7 +10,7 @@ import {
 	PAYMENT_STATUSES,
 } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { senderField } from '../common.descriptions';
+import { optionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -85,6 +85,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(

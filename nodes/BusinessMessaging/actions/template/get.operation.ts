@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { withPlaceholderCounts } from '../../helpers/templates';
 import { checkPositiveInteger } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
+import { optionsField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -33,6 +34,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { withPlaceholderCounts } from '../../helpers/templates';
 import { getSender } from '../../helpers/validation';
 import { getList } from '../../transport';
-import { listFields, senderField } from '../common.descriptions';
+import { listFields, optionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -25,6 +25,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(

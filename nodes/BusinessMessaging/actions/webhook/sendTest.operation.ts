@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport';
+import { optionsField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -11,6 +12,7 @@ const properties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
+	optionsField,
 ];
 
 export const description = updateDisplayOptions(
