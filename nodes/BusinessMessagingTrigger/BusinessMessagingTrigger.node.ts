@@ -24,7 +24,9 @@ import { verifySignature } from './signature';
 /**
  * One POST endpoint, answered as soon as the event is accepted. There is no `webhookMethods`
  * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
- * Production URL into the service's dashboard (see the notice in the node).
+ * Production URL into the service's dashboard (see the notice in the node). Declared outside the
+ * description because n8n's community lint asks any description listing webhooks inline for that
+ * lifecycle; empty lifecycle methods would only pretend to register something.
  */
 const WEBHOOKS: IWebhookDescription[] = [
 	{
@@ -54,7 +56,8 @@ function answer(context: IWebhookFunctions, statusCode: number, body: IDataObjec
 
 async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject();
-	// Signatures cover the bytes as received; n8n keeps them for every body that is not multipart.
+	// Signatures cover the bytes as received. n8n reads them for every non-multipart body of a
+	// version 1 node (for later versions it skips content types it does not parse).
 	const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
 	const body = parseJsonObject(rawBody);
 
