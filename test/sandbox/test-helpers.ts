@@ -109,7 +109,10 @@ export async function startReceiver(replies: Reply[] = [200], port = 0): Promise
 			received.push(rec);
 			const list = r.replies;
 			let reply = list[Math.min(received.length - 1, list.length - 1)];
-			if (reply === 'destroy') return req.socket.destroy();
+			if (reply === 'destroy') {
+				req.socket.destroy();
+				return;
+			}
 			if (typeof reply === 'function') reply = reply(rec);
 			const { status, body, delayMs } = typeof reply === 'number' ? { status: reply, body: undefined, delayMs: 0 } : { delayMs: 0, ...reply };
 			if (delayMs) await new Promise((x) => setTimeout(x, delayMs));
