@@ -191,7 +191,7 @@ describe('webhook delivery schedule', () => {
 		const took = Date.now() - t0;
 		expect(d.state).toBe('failed');
 		expect(d.attempts.map((a) => a.scheduledAtMs)).toEqual(OFFSETS);
-		expect(took).toBeGreaterThanOrEqual(260);
+		expect(took).toBeGreaterThanOrEqual(200);
 		expect(took).toBeLessThan(5000);
 		// Signatures stay valid against a real receiver's 300 s window: they carry real Unix time.
 		for (const w of rx.received) expect(Math.abs(Number(w.headers['x-service-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
