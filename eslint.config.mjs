@@ -1,3 +1,6 @@
 import { config } from '@n8n/node-cli/eslint';
+import { globalIgnores } from 'eslint/config';
 
-export default config;
+// n8n's community-node rules apply to what ships (nodes/, credentials/, package.json). Tests, the
+// sandbox, tools and benchmarks run on plain Node, never inside n8n, so those rules don't fit them.
+export default [globalIgnores(['test/**', 'scripts/**', 'bench/**', 'jest.config.js', 'gulpfile.js']), ...config];

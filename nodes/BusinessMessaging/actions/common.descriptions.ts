@@ -52,3 +52,23 @@ export const optionsField: INodeProperties = {
 		},
 	],
 };
+
+export const DEFAULT_PARALLEL_REQUESTS = 5;
+export const MAX_PARALLEL_REQUESTS = 20;
+
+/** Options of the message sends: the common ones plus parallel sending. */
+export const sendOptionsField: INodeProperties = {
+	...optionsField,
+	options: [
+		{
+			displayName: 'Parallel Requests',
+			name: 'parallelRequests',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_PARALLEL_REQUESTS },
+			default: DEFAULT_PARALLEL_REQUESTS,
+			description:
+				'How many messages to send at the same time. Messages to the same recipient still go out one after another, in item order, and all slow down together when the service asks to (429).',
+		},
+		...(optionsField.options as INodeProperties[]),
+	],
+};

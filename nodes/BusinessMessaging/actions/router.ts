@@ -6,40 +6,102 @@ import * as message from './message';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
+import { MAX_PARALLEL_REQUESTS } from './common.descriptions';
 
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 
 const resources: Record<string, Record<string, unknown>> = { contact, message, order, template, webhook };
 
-/** The one item loop: dispatch each item to its operation, keep pairedItem, honour Continue On Fail. */
+interface OperationModule {
+	execute?: Operation;
+	/** Present on operations that may run items in parallel: items with the same key keep their order. */
+	recipientOf?: (this: IExecuteFunctions, itemIndex: number) => string;
+}
+
+/**
+ * The one item loop: dispatch each item to its operation, keep pairedItem, honour Continue On Fail.
+ * Message sends may run several recipients at once (option Parallel Requests); output stays in item order.
+ */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const run = (resources[resource]?.[operation] as { execute?: Operation } | undefined)?.execute;
+	const module = resources[resource]?.[operation] as OperationModule | undefined;
+	const run = module?.execute;
 	if (!run) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
-	const results: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+	const outputs: INodeExecutionData[][] = new Array(items.length);
+	const runItem = async (itemIndex: number) => {
 		try {
 			const output = await run.call(this, itemIndex);
-			results.push(
-				...this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
-					itemData: { item: itemIndex },
-				}),
-			);
+			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
+				itemData: { item: itemIndex },
+			});
 		} catch (error) {
-			if (!this.continueOnFail()) {
-				// Both constructors hand back an error that already is of their kind.
-				if (error instanceof NodeApiError) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
-				throw new NodeOperationError(this.getNode(), error, { itemIndex });
-			}
+			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
 			const json: IDataObject = { error: error.message };
 			if (error.description) json.description = error.description;
 			if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
-			results.push({ json, pairedItem: { item: itemIndex } });
+			outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 		}
+	};
+	const parallel = module.recipientOf
+		? Math.min(
+				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, 1) as number), 1),
+				MAX_PARALLEL_REQUESTS,
+			)
+		: 1;
+	if (parallel === 1) {
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
+	} else {
+		const error = await runInParallel(groupBy(items.length, (i) => module.recipientOf!.call(this, i)), parallel, runItem);
+		if (error) throw asNodeError(this, error);
 	}
-	return [results];
+	return [outputs.flat()];
+}
+
+/** Both constructors hand back an error that already is of their kind. */
+function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError) return new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
+	return new NodeOperationError(ctx.getNode(), error, { itemIndex });
+}
+
+/** Item indexes grouped by key, groups and items in first-seen order. */
+function groupBy(count: number, keyOf: (itemIndex: number) => string): number[][] {
+	const groups = new Map<string, number[]>();
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		let key: string;
+		try {
+			key = keyOf(itemIndex);
+		} catch {
+			key = `#item-${itemIndex}`; // Its own run will report the error.
+		}
+		const group = groups.get(key) ?? [];
+		group.push(itemIndex);
+		groups.set(key, group);
+	}
+	return [...groups.values()];
+}
+
+/** Runs groups on `parallel` workers; a group's items run one after another. Stops at the first error and returns it. */
+async function runInParallel(
+	groups: number[][],
+	parallel: number,
+	runItem: (itemIndex: number) => Promise<void>,
+): Promise<Error | undefined> {
+	let next = 0;
+	let firstError: Error | undefined;
+	const worker = async () => {
+		while (!firstError && next < groups.length) {
+			for (const itemIndex of groups[next++]) {
+				if (firstError) return;
+				await runItem(itemIndex).catch((error: Error) => {
+					firstError ??= error;
+				});
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(parallel, groups.length) }, worker));
+	return firstError;
 }

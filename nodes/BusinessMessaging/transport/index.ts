@@ -30,6 +30,18 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 type Context = IExecuteFunctions | ILoadOptionsFunctions;
 
+/**
+ * When the service answers 429, every request of the same node run waits until the back-off is over,
+ * not just the one that was refused: parallel sends slow down together instead of hammering on.
+ */
+const backOffUntil = new WeakMap<object, number>();
+
+async function waitForBackOff(ctx: Context): Promise<void> {
+	const until = backOffUntil.get(ctx) ?? 0;
+	const wait = until - Date.now();
+	if (wait > 0) await sleep(wait);
+}
+
 export interface RequestOptions {
 	qs?: IDataObject;
 	body?: IDataObject | Buffer;
@@ -173,6 +185,7 @@ export async function apiRequest(
 		timeout: timeoutMs,
 	};
 	for (let attempt = 1; ; attempt++) {
+		await waitForBackOff(this);
 		try {
 			const response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
@@ -197,6 +210,9 @@ export async function apiRequest(
 			const failure = describeFailure(error);
 			const delay = retryDelay(failure, retry, attempt);
 			if (delay === undefined) throw toNodeApiError(this, failure, timeoutMs, itemIndex);
+			if (failure.status === 429) {
+				backOffUntil.set(this, Math.max(backOffUntil.get(this) ?? 0, Date.now() + delay));
+			}
 			await sleep(delay);
 		}
 	}

@@ -4,7 +4,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { buildMultipart } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { optionsField, senderField } from '../common.descriptions';
+import { sendOptionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -39,7 +39,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 	},
-	optionsField,
+	sendOptionsField,
 ];
 
 export const description = updateDisplayOptions(
@@ -87,4 +87,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		retry: 'send',
 	});
 	return (response.data as IDataObject) ?? response;
+}
+
+/** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
+export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
+	return String(this.getNodeParameter('phone', itemIndex, '')).replace(/[\s\-.()]/g, '');
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { optionsField, senderField } from '../common.descriptions';
+import { sendOptionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -24,7 +24,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { rows: 4 },
 		default: '',
 	},
-	optionsField,
+	sendOptionsField,
 ];
 
 export const description = updateDisplayOptions(
@@ -43,4 +43,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		retry: 'send',
 	});
 	return (response.data as IDataObject) ?? response;
+}
+
+/** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
+export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
+	return String(this.getNodeParameter('phone', itemIndex, '')).replace(/[\s\-.()]/g, '');
 }

@@ -1,0 +1,100 @@
+/**
+ * Parallel sending (option Parallel Requests): several recipients at once, each recipient's messages
+ * in item order, nothing lost or duplicated, and a 429 slows every worker down, not just one.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
+import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
+import { runNode, type RunNodeInputItem } from '../helpers/engine';
+import { startSandbox, type Sandbox } from '../sandbox';
+
+const TYPE = 'n8n-nodes-business-messaging.businessMessaging';
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => {
+	await sandbox.stop();
+});
+beforeEach(() => sandbox.reset());
+
+const recipients = ['+4915100000001', '+4915100000002', '+4915100000003', '+4915100000004', '+4915100000005', '+4915100000006'];
+// 30 items, recipients interleaved: item i goes to recipient i % 6 as that recipient's message i / 6.
+const input: RunNodeInputItem[] = Array.from({ length: 30 }, (_, i) => ({
+	json: { phone: recipients[i % 6], text: `msg ${Math.floor(i / 6)} of item ${i}` },
+}));
+
+async function send(options: Record<string, unknown>, items = input, continueOnFail = false) {
+	const parameters: INodeParameters = {
+		resource: 'message',
+		operation: 'sendText',
+		phone: '={{ $json.phone }}',
+		text: '={{ $json.text }}',
+		options: options as INodeParameters,
+	};
+	return await runNode({
+		nodeTypes: { [TYPE]: new BusinessMessaging() },
+		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
+		credentials: { businessMessagingApi: { ...sandbox.credentials } },
+		node: { type: TYPE, parameters, continueOnFail },
+		input: items,
+	});
+}
+
+const at = (iso: string) => Date.parse(iso);
+
+test('every message goes out once, in order per recipient, output in item order', async () => {
+	sandbox.injectFault({ delayMs: 150, count: 30, path: '/w/message/text' });
+	const result = await send({ parallelRequests: 5 });
+	expect(result.error).toBeUndefined();
+
+	expect(sandbox.messages.map((m) => m.body).sort()).toEqual(input.map((item) => item.json.text).sort());
+	for (const phone of recipients) {
+		const sent = sandbox.messages.filter((m) => m.phone === phone).map((m) => m.body);
+		expect(sent).toEqual(input.filter((item) => item.json.phone === phone).map((item) => item.json.text));
+	}
+	expect(result.items.map((item) => item.pairedItem)).toEqual(input.map((_, i) => ({ item: i })));
+	expect(result.items.map((item) => item.json.phone)).toEqual(input.map((item) => item.json.phone));
+
+	// Requests really overlapped: the first five arrived while the sandbox was still holding the first.
+	const firstFive = sandbox.requests.slice(0, 5).map((request) => at(request.receivedAt));
+	expect(Math.max(...firstFive) - Math.min(...firstFive)).toBeLessThan(150);
+});
+
+test('without the option, items go out one at a time', async () => {
+	sandbox.injectFault({ delayMs: 100, count: 3, path: '/w/message/text' });
+	const result = await send({}, input.slice(0, 3));
+	expect(result.error).toBeUndefined();
+	const times = sandbox.requests.map((request) => at(request.receivedAt));
+	expect(times[1] - times[0]).toBeGreaterThanOrEqual(90);
+	expect(times[2] - times[1]).toBeGreaterThanOrEqual(90);
+});
+
+test('a 429 makes every worker wait out the Retry-After, and nothing is lost', async () => {
+	// Faults apply in the order they were added: the third request is refused, the rest are slowed.
+	sandbox.injectFault({ delayMs: 50, count: 2, path: '/w/message/text' });
+	sandbox.injectFault({ status: 429, retryAfter: 1, count: 1, path: '/w/message/text' });
+	sandbox.injectFault({ delayMs: 50, count: 30, path: '/w/message/text' });
+	const result = await send({ parallelRequests: 5 });
+	expect(result.error).toBeUndefined();
+	expect(sandbox.messages).toHaveLength(30);
+	const refused = sandbox.requests.find((request) => request.status === 429)!;
+	const quietFrom = at(refused.receivedAt) + 200; // requests already on their way may still land
+	const quietUntil = at(refused.receivedAt) + 900;
+	const during = sandbox.requests.filter((r) => at(r.receivedAt) > quietFrom && at(r.receivedAt) < quietUntil);
+	expect(during).toHaveLength(0);
+});
+
+test('with Continue On Fail a bad item fails alone; without it the run stops with that error', async () => {
+	const items = input.slice(0, 6).map((item, i) => (i === 2 ? { json: { ...item.json, phone: 'not-a-phone' } } : item));
+	const tolerant = await send({ parallelRequests: 3 }, items, true);
+	expect(tolerant.items).toHaveLength(6);
+	expect(String(tolerant.items[2].json.error)).toContain('Recipient Phone');
+	expect(sandbox.messages).toHaveLength(5);
+
+	sandbox.reset();
+	const strict = await send({ parallelRequests: 3 }, items);
+	expect(strict.error?.message).toContain('Recipient Phone');
+});
