@@ -9,12 +9,10 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
-import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
-import { runNode, type RunNodeInputItem, type RunResult } from '../helpers/engine';
+import { runAction, type RunActionOptions } from '../helpers/actionNode';
+import type { RunResult } from '../helpers/engine';
 import { startSandbox, type Sandbox } from '../sandbox';
 
-const TYPE = 'n8n-nodes-business-messaging.businessMessaging';
 let sandbox: Sandbox;
 const everythingUserSaw: string[] = [];
 
@@ -28,26 +26,9 @@ beforeEach(() => sandbox.reset());
 
 async function run(
 	parameters: INodeParameters,
-	options: { input?: RunNodeInputItem[]; credentials?: IDataObject; continueOnFail?: boolean; target?: Sandbox } = {},
+	options: RunActionOptions & { target?: Sandbox } = {},
 ): Promise<RunResult> {
-	const target = options.target ?? sandbox;
-	const result = await runNode({
-		nodeTypes: { [TYPE]: new BusinessMessaging() },
-		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
-		credentials: {
-			businessMessagingApi: {
-				baseUrl: target.credentials.baseUrl,
-				clientId: target.credentials.clientId,
-				clientSecret: target.credentials.clientSecret,
-				domain: target.credentials.domain,
-				webhookSecret: target.credentials.webhookSecret,
-				phoneNumberId: target.credentials.phoneNumberId,
-				...options.credentials,
-			},
-		},
-		node: { type: TYPE, parameters, continueOnFail: options.continueOnFail },
-		input: options.input,
-	});
+	const result = await runAction(options.target ?? sandbox, parameters, options);
 	everythingUserSaw.push(JSON.stringify(result.items), JSON.stringify(result.error ?? null), ...result.logs);
 	return result;
 }

@@ -5,12 +5,9 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
-import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
-import { runNode, type RunNodeInputItem, type RunResult } from '../helpers/engine';
+import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import { startSandbox, type Sandbox } from '../sandbox';
 
-const TYPE = 'n8n-nodes-business-messaging.businessMessaging';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -21,21 +18,11 @@ afterAll(async () => {
 });
 beforeEach(() => sandbox.reset());
 
-async function run(
-	parameters: INodeParameters,
-	options: { input?: RunNodeInputItem[]; baseUrl?: string; continueOnFail?: boolean } = {},
-): Promise<RunResult> {
-	return await runNode({
-		nodeTypes: { [TYPE]: new BusinessMessaging() },
-		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
-		credentials: { businessMessagingApi: { ...sandbox.credentials, baseUrl: options.baseUrl ?? sandbox.url } },
-		node: { type: TYPE, parameters, continueOnFail: options.continueOnFail },
-		input: options.input,
-	});
-}
+const run = (parameters: INodeParameters, options: RunActionOptions & { baseUrl?: string } = {}) =>
+	runAction(sandbox, parameters, { ...options, credentials: options.baseUrl ? { baseUrl: options.baseUrl } : undefined });
 
 const statuses = () => sandbox.requests.map((request) => request.status);
-const sendText = (text: string, options: IDataObject = {}) =>
+const sendText = (text: string, options: INodeParameters = {}) =>
 	run({ resource: 'message', operation: 'sendText', phone: '+4915112345678', text, options });
 
 // Orders 11, 12 and 13: the fault targets /orders/12 only, so the middle item fails alone.

@@ -4,12 +4,10 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
-import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
-import { runNode, type RunNodeInputItem } from '../helpers/engine';
+import { runAction } from '../helpers/actionNode';
+import type { RunNodeInputItem } from '../helpers/engine';
 import { startSandbox, type Sandbox } from '../sandbox';
 
-const TYPE = 'n8n-nodes-business-messaging.businessMessaging';
 let sandbox: Sandbox;
 
 beforeAll(async () => {
@@ -34,13 +32,7 @@ async function send(options: Record<string, unknown>, items = input, continueOnF
 		text: '={{ $json.text }}',
 		options: options as INodeParameters,
 	};
-	return await runNode({
-		nodeTypes: { [TYPE]: new BusinessMessaging() },
-		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
-		credentials: { businessMessagingApi: { ...sandbox.credentials } },
-		node: { type: TYPE, parameters, continueOnFail },
-		input: items,
-	});
+	return await runAction(sandbox, parameters, { input: items, continueOnFail });
 }
 
 const at = (iso: string) => Date.parse(iso);

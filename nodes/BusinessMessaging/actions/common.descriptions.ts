@@ -1,5 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { normalizePhone, ORDER_STATUSES } from '../helpers/validation';
 import { DEFAULT_TIMEOUT_SECONDS } from '../transport';
 
 export const senderField: INodeProperties = {
@@ -72,3 +73,28 @@ export const sendOptionsField: INodeProperties = {
 		...(optionsField.options as INodeProperties[]),
 	],
 };
+
+export const recipientField: INodeProperties = {
+	displayName: 'Recipient Phone',
+	name: 'phone',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: '+4915112345678',
+	description: 'The customer’s number in international format',
+};
+
+/** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
+export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
+	return normalizePhone(this.getNodeParameter('phone', itemIndex, ''));
+}
+
+export const orderStatusOptions = ORDER_STATUSES.map((status) => ({
+	name: status.charAt(0).toUpperCase() + status.slice(1),
+	value: status,
+}));
+
+/** The most items a list operation returns: undefined for Return All. */
+export function listLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
+	return this.getNodeParameter('returnAll', itemIndex) ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
+}

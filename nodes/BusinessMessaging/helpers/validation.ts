@@ -59,9 +59,13 @@ export function checkNotEmpty(ctx: IExecuteFunctions, field: Field, value: unkno
  * A recipient number: spaces, dashes, dots and brackets are dropped, then 7 to 15 digits with an
  * optional leading "+" remain (the E.164 length; the spec does not show the format).
  */
+export function normalizePhone(value: unknown): string {
+	return String(value ?? '').replace(/[\s\-.()]/g, '');
+}
+
 export function checkPhone(ctx: IExecuteFunctions, field: Field, value: unknown): string {
 	const text = String(value ?? '').trim();
-	const phone = text.replace(/[\s\-.()]/g, '');
+	const phone = normalizePhone(text);
 	if (!/^\+?[1-9]\d{6,14}$/.test(phone)) {
 		fail(ctx, field, `"${text}" is not a phone number`, 'Use the international format, for example +4915112345678.');
 	}

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getList } from '../../transport';
-import { listFields, optionsField } from '../common.descriptions';
+import { listFields, listLimit, optionsField } from '../common.descriptions';
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['contact'], operation: ['getAll'] } },
@@ -10,7 +10,5 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
-	const max = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-	return await getList.call(this, '/contacts', {}, max, itemIndex);
+	return await getList.call(this, '/contacts', {}, listLimit.call(this, itemIndex), itemIndex);
 }

@@ -4,19 +4,11 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { buildMultipart } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { sendOptionsField, senderField } from '../common.descriptions';
+import { recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	{
-		displayName: 'Recipient Phone',
-		name: 'phone',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: '+4915112345678',
-		description: 'The customer’s number in international format',
-	},
+	recipientField,
 	{
 		displayName: 'Media Type',
 		name: 'mediaType',
@@ -89,7 +81,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return (response.data as IDataObject) ?? response;
 }
 
-/** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
-export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
-	return String(this.getNodeParameter('phone', itemIndex, '')).replace(/[\s\-.()]/g, '');
-}
+
+export { recipientOf };

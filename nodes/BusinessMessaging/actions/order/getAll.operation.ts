@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { checkOneOf, getSender, ORDER_STATUSES } from '../../helpers/validation';
 import { getList } from '../../transport';
-import { listFields, optionsField, senderField } from '../common.descriptions';
+import { listFields, listLimit, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -20,10 +20,7 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'pending',
-				options: ORDER_STATUSES.map((status) => ({
-					name: status.charAt(0).toUpperCase() + status.slice(1),
-					value: status,
-				})),
+				options: orderStatusOptions,
 			},
 		],
 	},
@@ -43,7 +40,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const sender = await getSender.call(this, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
-	const max = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-	return await getList.call(this, '/orders', qs, max, itemIndex);
+	return await getList.call(this, '/orders', qs, listLimit.call(this, itemIndex), itemIndex);
 }

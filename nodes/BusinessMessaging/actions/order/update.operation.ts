@@ -10,7 +10,7 @@ import {
 	PAYMENT_STATUSES,
 } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
-import { optionsField, senderField } from '../common.descriptions';
+import { optionsField, orderStatusOptions, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -76,10 +76,7 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'options',
 				default: 'accepted',
-				options: ORDER_STATUSES.map((status) => ({
-					name: status.charAt(0).toUpperCase() + status.slice(1),
-					value: status,
-				})),
+				options: orderStatusOptions,
 				description:
 					'Orders move one step at a time: Pending → Accepted → Shipped → Delivered → Completed',
 			},

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { withPlaceholderCounts } from '../../helpers/templates';
 import { getSender } from '../../helpers/validation';
 import { getList } from '../../transport';
-import { listFields, optionsField, senderField } from '../common.descriptions';
+import { listFields, listLimit, optionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -40,8 +40,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (searchTerm) qs.searchTerm = searchTerm;
 	const sender = await getSender.call(this, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	const returnAll = this.getNodeParameter('returnAll', itemIndex) as boolean;
-	const max = returnAll ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-	const templates = await getList.call(this, '/templates', qs, max, itemIndex);
+	const templates = await getList.call(this, '/templates', qs, listLimit.call(this, itemIndex), itemIndex);
 	return templates.map(withPlaceholderCounts);
 }

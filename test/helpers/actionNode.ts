@@ -1,0 +1,30 @@
+/** Runs the package's action node through n8n-core's engine against a sandbox, with its credentials. */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
+import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
+import type { Sandbox } from '../sandbox';
+import { runNode, type RunNodeInputItem, type RunResult } from './engine';
+
+export const ACTION_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
+
+export interface RunActionOptions {
+	input?: RunNodeInputItem[];
+	/** Overrides of the credential's fields (the sandbox's own values otherwise). */
+	credentials?: IDataObject;
+	continueOnFail?: boolean;
+}
+
+export async function runAction(
+	sandbox: Sandbox,
+	parameters: INodeParameters,
+	options: RunActionOptions = {},
+): Promise<RunResult> {
+	return await runNode({
+		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
+		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
+		credentials: { businessMessagingApi: { ...sandbox.credentials, ...options.credentials } },
+		node: { type: ACTION_NODE_TYPE, parameters, continueOnFail: options.continueOnFail },
+		input: options.input,
+	});
+}
