@@ -5,6 +5,7 @@ import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.cre
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import type { Sandbox } from '../sandbox';
 import { runNode, type RunNodeInputItem, type RunResult } from './engine';
+import { assertNoSecrets } from './secrets';
 
 export const ACTION_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
 
@@ -20,11 +21,17 @@ export async function runAction(
 	parameters: INodeParameters,
 	options: RunActionOptions = {},
 ): Promise<RunResult> {
-	return await runNode({
+	const result = await runNode({
 		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
 		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
 		credentials: { businessMessagingApi: { ...sandbox.credentials, ...options.credentials } },
 		node: { type: ACTION_NODE_TYPE, parameters, continueOnFail: options.continueOnFail },
 		input: options.input,
 	});
+	assertNoSecrets('the action node’s output, error or logs', {
+		items: result.items,
+		error: result.error,
+		logs: result.logs,
+	});
+	return result;
 }

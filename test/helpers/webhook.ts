@@ -11,7 +11,6 @@
  * How n8n answers around the node is reproduced too: `application/json` bodies that are not JSON get
  * 422 before the node runs; `{ workflowData }` gets the onReceived answer (200); a throw gets 500.
  */
-import { randomBytes } from 'node:crypto';
 
 import { Container } from '@n8n/di';
 import { InstanceSettings, WebhookContext } from 'n8n-core';
@@ -37,18 +36,19 @@ import {
 } from 'n8n-workflow';
 
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+import { assertNoSecrets, SENTINEL_CLIENT_SECRET, SENTINEL_WEBHOOK_SECRET } from './secrets';
 
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';
 const TRIGGER_NODE_NAME = 'Business Messaging Trigger';
 const CREDENTIAL_TYPE = 'businessMessagingApi';
 
-/** Random per run: no secret-looking literal in the source, and nothing can depend on its value. */
-export const TEST_WEBHOOK_SECRET = randomBytes(24).toString('base64url');
+/** The suite-wide sentinels: every outcome is checked for them (see ./secrets). */
+export const TEST_WEBHOOK_SECRET = SENTINEL_WEBHOOK_SECRET;
 
 export const DEFAULT_CREDENTIALS: ICredentialDataDecryptedObject = {
 	baseUrl: 'https://api.example.test/v1',
 	clientId: 'client-1',
-	clientSecret: 'client-secret-not-for-webhooks',
+	clientSecret: SENTINEL_CLIENT_SECRET,
 	domain: 'workspace-1',
 	webhookSecret: TEST_WEBHOOK_SECRET,
 	phoneNumberId: '',
@@ -244,6 +244,12 @@ export class TriggerHarness {
 
 	/** Sends one request; `nowMs` fixes the clock the node sees (default: the real clock). */
 	async send(request: WebhookRequest, nowMs?: number): Promise<WebhookOutcome> {
+		const outcome = await this.deliver(request, nowMs);
+		assertNoSecrets('the trigger’s answer, items or logs', { ...outcome, threw: outcome.threw });
+		return outcome;
+	}
+
+	private async deliver(request: WebhookRequest, nowMs?: number): Promise<WebhookOutcome> {
 		const headers = lowercaseHeaders(request.headers);
 		const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
 		const contentHeader = headers['content-type'];
