@@ -2,9 +2,8 @@
  * Table-driven adversarial suite: every case of adversarial-cases.ts against the trigger's real
  * `webhook()` (through n8n-core), each on a fresh trigger with the default options, at a fixed clock.
  *
- * The table is printed as the test list (one row per case: id, origin, expected answer, name; run
- * with --verbose when several test files run), and the last test is the total line. Rows pass only
- * when the actual answer equals the expected one, so a green table is the actual table.
+ * Each case is a test (id, origin, expected answer, name); rows pass only when the actual answer
+ * equals the expected one. After the run the table of actual answers and the totals are printed.
  */
 import { DEFAULT_CREDENTIALS, TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
 import {
@@ -31,6 +30,21 @@ function row(testCase: AdversarialCase): string {
 }
 
 const results: CaseResult[] = [];
+
+afterAll(() => {
+	const summary = tally(results);
+	const lines = results.map(
+		({ testCase, status, started }) =>
+			`${testCase.id} | ${testCase.origin.padEnd(9)} | ${status} ${started ? 'started   ' : 'not started'} | ${testCase.name}`,
+	);
+	console.log(
+		[
+			'Trigger adversarial cases (through n8n-core):',
+			...lines,
+			`total: ${summary.tried} cases tried, forged accepted ${summary.forgedAccepted}, genuine rejected ${summary.genuineRejected}`,
+		].join('\n'),
+	);
+});
 
 describe('adversarial webhook requests', () => {
 	it.each(ADVERSARIAL_CASES.map((testCase) => [row(testCase), testCase] as const))(
