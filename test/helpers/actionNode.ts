@@ -4,7 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import type { Sandbox } from '../sandbox';
-import { runNode, type RunNodeInputItem, type RunResult } from './engine';
+import { runListSearch, runNode, type RunNodeInputItem, type RunResult } from './engine';
 import { assertNoSecrets } from './secrets';
 
 export const ACTION_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
@@ -33,5 +33,21 @@ export async function runAction(
 		error: result.error,
 		logs: result.logs,
 	});
+	return result;
+}
+
+/** The Template picker's search, as the editor calls it. */
+export async function searchTemplates(sandbox: Sandbox, filter?: string, paginationToken?: string) {
+	const result = await runListSearch({
+		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
+		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
+		credentials: { businessMessagingApi: { ...sandbox.credentials } },
+		node: { type: ACTION_NODE_TYPE, parameters: { resource: 'template', operation: 'get' } },
+		method: 'searchTemplates',
+		parameterPath: 'parameters.templateId',
+		filter,
+		paginationToken,
+	});
+	assertNoSecrets('the template search', result);
 	return result;
 }

@@ -23,6 +23,7 @@ import type {
 	INode,
 	INodeCredentialsDetails,
 	INodeExecutionData,
+	INodeListSearchResult,
 	INodeParameters,
 	INodeProperties,
 	INodeType,
@@ -354,6 +355,76 @@ export function engineUserFolder(): string {
 
 let runCounter = 0;
 
+// Every credential the node type declares gets an entry pointing at the in-memory data.
+function credentialRefs(
+	type: INodeType,
+	credentials: RunNodeOptions['credentials'],
+): INode['credentials'] {
+	const refs: INode['credentials'] = {};
+	for (const { name } of type.description.credentials ?? []) {
+		if (credentials?.[name]) refs[name] = { id: `${name}-id`, name: `${name} (test)` };
+	}
+	return refs;
+}
+
+/** What every node context needs from additionalData: credentials and n8n's URLs. */
+function baseAdditionalData(opts: Pick<RunNodeOptions, 'credentialTypes' | 'credentials'>) {
+	return {
+		credentialsHelper: new TestCredentialsHelper(opts.credentialTypes, { ...(opts.credentials ?? {}) }),
+		restApiUrl: 'http://localhost:5678/rest',
+		instanceBaseUrl: 'http://localhost:5678',
+		formBaseUrl: 'http://localhost:5678/form',
+		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
+		formTestBaseUrl: 'http://localhost:5678/form-test',
+		webhookBaseUrl: 'http://localhost:5678/webhook',
+		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
+		mcpBaseUrl: 'http://localhost:5678/mcp',
+		mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
+		variables: {},
+		logAiEvent: () => {},
+		executeWorkflow: async () => {
+			throw new Error('engine harness: sub-workflows are not supported');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('engine harness: task runners are not supported');
+		},
+	};
+}
+
+/** Calls a node's `methods.listSearch` function through n8n-core's LoadOptionsContext, as the editor does. */
+export async function runListSearch(
+	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string; filter?: string; paginationToken?: string },
+): Promise<INodeListSearchResult> {
+	await ensureSetup();
+	const nodeTypes = new TestNodeTypes(opts.nodeTypes);
+	const type = nodeTypes.getByNameAndVersion(opts.node.type, opts.node.typeVersion);
+	const node: INode = {
+		id: 'node-under-test-id',
+		name: opts.node.name ?? DEFAULT_NODE_NAME,
+		type: opts.node.type,
+		typeVersion: opts.node.typeVersion ?? 1,
+		position: [0, 0],
+		parameters: opts.node.parameters,
+		credentials: credentialRefs(type, opts.credentials),
+	};
+	const workflow = new wf.Workflow({
+		id: 'engine-test-workflow',
+		name: 'Engine test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes,
+	});
+	const additionalData = baseAdditionalData(opts) as unknown as IWorkflowExecuteAdditionalData;
+	const context = new core.LoadOptionsContext(workflow, node, additionalData, opts.parameterPath);
+	const search = type.methods?.listSearch?.[opts.method];
+	if (!search) throw new Error(`engine harness: no listSearch method "${opts.method}"`);
+	return await search.call(context, opts.filter, opts.paginationToken);
+}
+
 export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
 	await ensureSetup();
 	const logs: string[] = [];
@@ -375,11 +446,7 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 			? Math.max(...typeUnderTest.description.version)
 			: typeUnderTest.description.version);
 
-	// Every credential the node type declares gets an entry pointing at the in-memory data.
-	const nodeCredentials: INode['credentials'] = {};
-	for (const { name } of typeUnderTest.description.credentials ?? []) {
-		if (opts.credentials?.[name]) nodeCredentials[name] = { id: `${name}-id`, name: `${name} (test)` };
-	}
+	const nodeCredentials = credentialRefs(typeUnderTest, opts.credentials);
 
 	const startNode: INode = {
 		id: 'start-node-id',
@@ -431,30 +498,10 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 	});
 
 	const additionalData = {
-		credentialsHelper: new TestCredentialsHelper(opts.credentialTypes, { ...(opts.credentials ?? {}) }),
+		...baseAdditionalData(opts),
 		hooks,
 		executionId,
 		currentNodeExecutionIndex: 0,
-		restApiUrl: 'http://localhost:5678/rest',
-		instanceBaseUrl: 'http://localhost:5678',
-		formBaseUrl: 'http://localhost:5678/form',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-		formTestBaseUrl: 'http://localhost:5678/form-test',
-		webhookBaseUrl: 'http://localhost:5678/webhook',
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-		mcpBaseUrl: 'http://localhost:5678/mcp',
-		mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
-		variables: {},
-		logAiEvent: () => {},
-		executeWorkflow: async () => {
-			throw new Error('engine harness: sub-workflows are not supported');
-		},
-		getRunExecutionData: async () => undefined,
-		getRuntimeCredential: async () => undefined,
-		startRunnerTask: async () => {
-			throw new Error('engine harness: task runners are not supported');
-		},
 	} as unknown as IWorkflowExecuteAdditionalData;
 
 	const runExecutionData = wf.createRunExecutionData({

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { runAction, type RunActionOptions } from '../helpers/actionNode';
+import { runAction, searchTemplates, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
 import { startSandbox, type Sandbox } from '../sandbox';
 
@@ -195,6 +195,25 @@ describe('template', () => {
 		expect(template.placeholdersByComponent).toMatchObject({ BODY: sampleValues.length });
 		expect(template.placeholderCount).toBeGreaterThanOrEqual(sampleValues.length);
 		expect(template).toHaveProperty('created_at');
+	});
+
+	test('the Template picker lists templates page by page and searches by name', async () => {
+		const first = await searchTemplates(sandbox);
+		expect(first.results).toHaveLength(100);
+		expect(first.results[0]).toEqual({ name: expect.stringMatching(/^\w+ \(.+, (APPROVED|PENDING|REJECTED)\)$/), value: expect.any(String) });
+		expect(first.paginationToken).toBe('2');
+		const last = await searchTemplates(sandbox, undefined, '3');
+		expect(last.results).toHaveLength(50);
+		expect(last.paginationToken).toBeUndefined();
+		const found = await searchTemplates(sandbox, 'welcome');
+		expect(found.results.length).toBeGreaterThan(0);
+		expect(found.results.every((result) => result.name.startsWith('welcome'))).toBe(true);
+		expect(apiRequests().map((request) => request.rawQuery)).toEqual([
+			'page=1&limit=100',
+			'page=3&limit=100',
+			'searchTerm=welcome&page=1&limit=100',
+		]);
+		expect(apiRequests().every((request) => request.authOk)).toBe(true);
 	});
 
 	test('an unknown template is the service’s 404', async () => {
