@@ -322,6 +322,19 @@ export class N8n {
 		return { status: res.status, body: parsed as T };
 	}
 
+	/** A GET of any server path as the logged-in owner (e.g. `/types/nodes.json`). */
+	async getAsOwner<T = unknown>(path: string): Promise<{ status: number; body: T }> {
+		const res = await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: this.cookie, 'browser-id': 'e2e-driver' } });
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			// not JSON
+		}
+		return { status: res.status, body: parsed as T };
+	}
+
 	/** Creates an API key with every scope the owner may grant; kept for `api()`. */
 	async createApiKey(label = 'e2e'): Promise<string> {
 		const scopes = await this.rest<{ data: string[] }>('GET', '/api-keys/scopes');

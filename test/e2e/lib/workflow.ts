@@ -11,6 +11,7 @@ export interface WfNode {
 	credentials?: Record<string, { id: string; name: string }>;
 	webhookId?: string;
 	onError?: string;
+	executeOnce?: boolean;
 }
 
 export interface Workflow {

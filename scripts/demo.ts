@@ -1,0 +1,128 @@
+/**
+ * npm run demo: the sandbox and a real n8n with this package, a ready credential and example workflows.
+ * State lives in .demo/ (git-ignored) and is started afresh each time. Ctrl-C stops everything.
+ *   DEMO_PORT (n8n, default 5678), DEMO_SANDBOX_PORT (default 8765)
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../test/e2e/lib/n8n';
+import { freePort, installCleanupHandlers, stopAll } from '../test/e2e/lib/proc';
+import { startStack, waitForWebhook } from '../test/e2e/lib/stack';
+import { chain, manualTrigger, webhookIdFor } from '../test/e2e/lib/workflow';
+import { action, replyWorkflow, triggerProductionPath } from '../test/e2e/lib/workflows';
+
+const OWNER = {
+	email: 'demo@example.com',
+	password: 'Demo-Passw0rd!',
+	firstName: 'Demo',
+	lastName: 'Owner',
+};
+const TRIGGER_WEBHOOK_ID = webhookIdFor('demo-trigger');
+
+async function portOr(wanted: number): Promise<number> {
+	const { createServer } = await import('node:net');
+	const free = await new Promise<boolean>((resolve) => {
+		const s = createServer();
+		s.once('error', () => resolve(false));
+		s.listen(wanted, '127.0.0.1', () => s.close(() => resolve(true)));
+	});
+	return free ? wanted : await freePort();
+}
+
+async function main(): Promise<void> {
+	installCleanupHandlers();
+	const dir = join(REPO_ROOT, '.demo');
+	rmSync(dir, { recursive: true, force: true });
+	const n8nPort = await portOr(Number(process.env.DEMO_PORT ?? 5678));
+	const sandboxPort = await portOr(Number(process.env.DEMO_SANDBOX_PORT ?? 8765));
+	const stack = await startStack({
+		dir,
+		owner: OWNER,
+		n8nPort,
+		sandboxPort,
+		// Retries 1 min, 5 min, … become 6 s, 30 s, … so a failed delivery shows its retries quickly.
+		timeScale: 10,
+		log: (line) => console.log(`· ${line}`),
+		workflows: ({ credential }) => [
+			chain('demoOrderUpdate', 'Demo: accept order 6 and mark it paid', [
+				manualTrigger('Click to run'),
+				action('Update Order', credential, {
+					resource: 'order',
+					operation: 'update',
+					orderId: 6,
+					updateFields: { status: 'accepted', paymentStatus: 'paid', adminNotes: 'Accepted in the demo' },
+				}),
+			]),
+			chain('demoTemplateLookup', 'Demo: look up templates', [
+				manualTrigger('Click to run'),
+				action('Search Templates', credential, {
+					resource: 'template',
+					operation: 'getAll',
+					returnAll: false,
+					limit: 10,
+					filters: { searchTerm: 'order' },
+				}),
+				action(
+					'Get Template 2',
+					credential,
+					{ resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'id', value: '2' } },
+					{ executeOnce: true },
+				),
+			]),
+			chain('demoSendText', 'Demo: send a text message', [
+				manualTrigger('Click to run'),
+				action('Send Text', credential, {
+					resource: 'message',
+					operation: 'sendText',
+					phone: '+15551234567',
+					text: 'Hello from n8n!',
+				}),
+			]),
+			chain('demoSendTestEvent', 'Demo: ask the service for a test event', [
+				manualTrigger('Click to run'),
+				action('Send Test Event', credential, { resource: 'webhook', operation: 'sendTest' }),
+			]),
+			replyWorkflow(credential, {
+				id: 'demoAutoReply',
+				name: 'Demo: answer incoming messages (active)',
+				webhookId: TRIGGER_WEBHOOK_ID,
+			}),
+		],
+		publish: (workflows) => [workflows[workflows.length - 1].id],
+	});
+	const { n8n, sandbox } = stack;
+	const productionUrl = `${n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`;
+	await sandbox.setWebhookUrl(productionUrl);
+	await waitForWebhook(productionUrl).catch(() => undefined);
+	const handshake = await sandbox.verify().catch((e: Error) => ({ ok: false, status: null, body: e.message }));
+	const sb = sandbox.url;
+	console.log(`
+n8n is running:        ${n8n.baseUrl}
+  log in as            ${OWNER.email}  /  ${OWNER.password}
+  credential           "${stack.credential.name}" (points at the sandbox)
+  workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
+                       Demo: answer incoming messages (active in production)
+Sandbox (the service): ${sb}
+  webhook URL set to   ${productionUrl}
+  verification         ${handshake.ok ? 'ok (the trigger answered the challenge)' : `failed: ${handshake.status} ${handshake.body}`}
+
+Make the service send events (each starts the active workflow; a received message gets a reply):
+  curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' \\
+    -d '{"event":"message.received","data":{"message_id":"wamid.demo.1","conversation_id":1,"from":"+15550001234","to":"+15559990000","type":"text","body":"Hi there!","timestamp":"2026-01-01T00:00:00Z"}}'
+  curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' -d '{"event":"order.status.updated"}'
+  curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' -d '{"event":"order.created","signWith":"forged"}'   # answered 401, starts nothing
+  curl -s ${sb}/_sandbox/deliveries          # delivery states and attempts
+  curl -s ${sb}/_sandbox/messages?bytes=0     # messages sent, the replies included
+Or run "Demo: ask the service for a test event" in n8n: the action node calls POST /webhooks/test.
+Executions: ${n8n.baseUrl}/home/executions
+
+Logs: ${join(dir, 'n8n', 'n8n.log')}, ${join(dir, 'sandbox.log')}
+Ctrl-C stops n8n and the sandbox.`);
+	await new Promise(() => undefined);
+}
+
+main().catch(async (error) => {
+	console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
+	await stopAll();
+	process.exit(1);
+});

@@ -1,0 +1,233 @@
+/** Checks of the trigger in production: handshake, signed events, forgeries, duplicates, retries, adversarial cases. */
+import { createHmac } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ExecutionSummary, type N8n, nodeOutput, REPO_ROOT } from '../lib/n8n';
+import { sleep, waitFor } from '../lib/proc';
+import { assert, assertEqual, type Check } from '../lib/report';
+import type { SandboxProcess } from '../lib/sandbox';
+import type { Stack } from '../lib/stack';
+import { triggerProductionPath } from '../lib/workflows';
+
+const TRIGGER_NODE = 'Business Messaging Trigger';
+
+/** Executions of the trigger workflow so far (finished ones), newest first. */
+async function settledExecutions(n8n: N8n, workflowId: string): Promise<ExecutionSummary[]> {
+	const list = await n8n.executions(workflowId, 250);
+	return list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+}
+
+/** Waits for `expected` executions, then a little longer to see that no more arrive. */
+async function expectExecutionCount(n8n: N8n, workflowId: string, expected: number, quietMs = 1500): Promise<ExecutionSummary[]> {
+	await waitFor(
+		`${expected} trigger executions`,
+		async () => ((await settledExecutions(n8n, workflowId)).length >= expected ? true : undefined),
+		30_000,
+		300,
+	);
+	await sleep(quietMs);
+	const list = await settledExecutions(n8n, workflowId);
+	assertEqual(list.length, expected, 'trigger executions');
+	return list;
+}
+
+function triggerJson(execution: ExecutionSummary): Record<string, unknown> {
+	const [item] = nodeOutput(execution, TRIGGER_NODE);
+	return item ?? {};
+}
+
+/** Signs like the service: HMAC-SHA256 of `<timestamp>.<raw body>` with the webhook secret. */
+export function signWebhookBody(secret: string, timestamp: number, body: string): string {
+	return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+}
+
+export async function runTriggerChecks(stack: Stack, webhookId: string): Promise<Check[]> {
+	const { n8n, sandbox } = stack;
+	const trigger = stack.workflows.find((w) => w.nodes.some((n) => n.name === TRIGGER_NODE));
+	assert(trigger, 'no trigger workflow');
+	const workflowId = trigger.id;
+	const productionUrl = `${n8n.baseUrl}${triggerProductionPath(webhookId)}`;
+	await sandbox.setWebhookUrl(productionUrl);
+
+	const deliverAndSettle = async (s: SandboxProcess, options: Parameters<SandboxProcess['deliver']>[0]) => {
+		const id = await s.deliver(options);
+		return await s.settled(id, 60_000);
+	};
+
+	const checks: Check[] = [
+		{
+			name: 'trigger: the sandbox’s verification handshake against the production URL gets its challenge back, starting nothing',
+			fn: async () => {
+				// Activation finishes just after readiness: poll the handshake briefly.
+				const result = await waitFor(
+					'handshake',
+					async () => {
+						const r = await sandbox.verify();
+						return r.status === 404 ? undefined : r;
+					},
+					20_000,
+					500,
+				);
+				assert(result.ok, `handshake failed: ${result.status} ${result.body}`);
+				assertEqual(JSON.parse(result.body), { challenge: result.challenge }, 'answer body');
+				await expectExecutionCount(n8n, workflowId, 0, 500);
+			},
+		},
+		{
+			name: 'trigger: three signed events start exactly one execution each, with the event’s data; the message gets a reply',
+			fn: async () => {
+				const base = (await settledExecutions(n8n, workflowId)).length;
+				const messagesBefore = (await sandbox.messages()).length;
+				const events = [
+					{
+						event: 'message.received',
+						data: { message_id: 'wamid.e2e.1', conversation_id: 9001, from: '+15550009001', to: '+15559990000', type: 'text', body: 'Where is my order?', timestamp: new Date().toISOString() },
+					},
+					{ event: 'order.status.updated', data: { order_id: 3, old_status: 'shipped', new_status: 'delivered', updated_at: new Date().toISOString() } },
+					{ event: 'conversation.created', data: { conversation_id: 9002, contact_id: 4, phone_number: '+15550009002', created_at: new Date().toISOString() } },
+				];
+				for (const e of events) {
+					const d = await deliverAndSettle(sandbox, e);
+					assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['delivered', 1, 200], `delivery of ${e.event}`);
+				}
+				const list = await expectExecutionCount(n8n, workflowId, base + 3);
+				const fresh = list.slice(0, 3).reverse();
+				for (const [i, e] of events.entries()) {
+					const json = triggerJson(fresh[i]);
+					assertEqual([json.event, json.data], [e.event, e.data], `execution ${fresh[i].id} trigger output`);
+					assertEqual(fresh[i].status, 'success', `execution ${fresh[i].id} status`);
+				}
+				const replies = (await sandbox.messages()).slice(messagesBefore);
+				assertEqual(replies.length, 1, 'replies sent');
+				assertEqual(replies[0].phone, '+15550009001', 'reply recipient');
+				assert(String(replies[0].body).includes('Where is my order?'), `reply text: ${replies[0].body}`);
+			},
+		},
+		{
+			name: 'trigger: a forged event (wrong secret) and a tampered body get 401 and start nothing; the service does not retry',
+			fn: async () => {
+				const base = (await settledExecutions(n8n, workflowId)).length;
+				const forged = await deliverAndSettle(sandbox, { event: 'order.created', signWith: 'not-the-webhook-secret' });
+				assertEqual([forged.state, forged.attempts.length, forged.attempts[0]?.status], ['rejected', 1, 401], 'forged delivery');
+				// A genuine signature over a different body.
+				const ts = Math.floor(Date.now() / 1000);
+				const signedBody = JSON.stringify({ event: 'order.created', timestamp: new Date().toISOString(), data: { order_id: 1, total: 1 } });
+				const sent = signedBody.replace('"total":1', '"total":1000');
+				const res = await fetch(productionUrl, {
+					method: 'POST',
+					headers: {
+						'Content-Type': 'application/json',
+						'X-Service-Webhook-Timestamp': String(ts),
+						'X-Service-Webhook-Signature': signWebhookBody(sandbox.credentials.webhookSecret, ts, signedBody),
+					},
+					body: sent,
+				});
+				assertEqual(res.status, 401, 'tampered body answer');
+				await expectExecutionCount(n8n, workflowId, base);
+			},
+		},
+		{
+			name: 'trigger: the same event body delivered again (a retry after a lost answer) is answered 200 and starts nothing new',
+			fn: async () => {
+				const before = (await settledExecutions(n8n, workflowId)).length;
+				const first = await deliverAndSettle(sandbox, { event: 'contact.created' });
+				assertEqual(first.state, 'delivered', 'first delivery');
+				await expectExecutionCount(n8n, workflowId, before + 1, 300);
+				const again = await deliverAndSettle(sandbox, { event: 'contact.created', body: first.body });
+				assertEqual([again.state, again.attempts[0]?.status], ['delivered', 200], 'second delivery');
+				assert(/duplicate/i.test(again.attempts[0]?.responseBody ?? ''), `answer to the repeat: ${again.attempts[0]?.responseBody}`);
+				const list = await expectExecutionCount(n8n, workflowId, before + 1);
+				assertEqual(triggerJson(list[0]).event, 'contact.created', 'the one execution');
+			},
+		},
+		{
+			name: 'trigger: a delivery the receiver fails once (workflow deactivated: 404) is retried and starts exactly one execution',
+			timeoutMs: 90_000,
+			fn: async () => {
+				const base = (await settledExecutions(n8n, workflowId)).length;
+				await n8n.deactivate(workflowId);
+				let reactivated = false;
+				try {
+					// Deactivation unregisters the production webhook: n8n answers 404 for it.
+					await waitFor(
+						'the production URL to answer 404',
+						async () => ((await fetch(productionUrl, { method: 'POST', body: '' })).status === 404 ? true : undefined),
+						15_000,
+						200,
+					);
+					const id = await sandbox.deliver({
+						event: 'message.status.updated',
+						data: { message_id: 'wamid.e2e.retry', status: 'read', timestamp: new Date().toISOString() },
+					});
+					const failedOnce = await waitFor(
+						'the first attempt',
+						async () => {
+							const d = await sandbox.delivery(id);
+							return d.attempts.length >= 1 && d.attempts[0].status !== null ? d : undefined;
+						},
+						20_000,
+						100,
+					);
+					assert(failedOnce.attempts[0].status !== 200, `first attempt answered ${failedOnce.attempts[0].status}`);
+					await n8n.activate(workflowId);
+					reactivated = true;
+					const settled = await sandbox.settled(id, 60_000);
+					assertEqual(settled.state, 'delivered', `delivery state (attempts: ${JSON.stringify(settled.attempts.map((a) => a.status))})`);
+					assert(settled.attempts.length >= 2, 'delivered without a retry');
+					const list = await expectExecutionCount(n8n, workflowId, base + 1);
+					assertEqual(triggerJson(list[0]).data, { message_id: 'wamid.e2e.retry', status: 'read', timestamp: (JSON.parse(settled.body) as { data: { timestamp: string } }).data.timestamp }, 'event data');
+				} finally {
+					if (!reactivated) await n8n.activate(workflowId).catch(() => undefined);
+				}
+			},
+		},
+		{
+			name: 'trigger: the action node’s "send test event" makes the service deliver one signed message.received, one execution',
+			fn: async () => {
+				const base = (await settledExecutions(n8n, workflowId)).length;
+				const deliveriesBefore = (await sandbox.deliveries()).length;
+				const wf = stack.workflows.find((w) => w.name.startsWith('E2E: ask the service'));
+				assert(wf, 'no webhook test workflow');
+				const { runThroughServer } = await import('./actions');
+				const execution = await runThroughServer(n8n, wf);
+				assertEqual(execution.status, 'success', 'send test event execution');
+				const deliveries = (await sandbox.deliveries()).slice(deliveriesBefore);
+				assertEqual(deliveries.length, 1, 'deliveries the test event made');
+				const d = await sandbox.settled(deliveries[0].id);
+				assertEqual([d.state, d.event, d.url], ['delivered', 'message.received', productionUrl], 'test delivery');
+				const list = await expectExecutionCount(n8n, workflowId, base + 1);
+				assertEqual(triggerJson(list[0]).event, 'message.received', 'event in the execution');
+			},
+		},
+	];
+
+	const bare = stack.workflows.find((w) => w.name.startsWith('E2E: bare trigger'));
+	assert(bare, 'no bare trigger workflow');
+	const bareWebhookId = bare.nodes[0].webhookId ?? '';
+	checks.push(await adversarialCheck(stack, `${n8n.baseUrl}${triggerProductionPath(bareWebhookId)}`, bare.id));
+	return checks;
+}
+
+/** Replays the trigger's adversarial cases (test/trigger/adversarial-cases.ts) over HTTP against the production URL. */
+async function adversarialCheck(stack: Stack, productionUrl: string, workflowId: string): Promise<Check> {
+	const name = 'trigger: adversarial cases replayed over HTTP against the production URL (forged accepted 0, genuine rejected 0)';
+	const file = join(REPO_ROOT, 'test/trigger/adversarial-cases.ts');
+	if (!existsSync(file)) {
+		return {
+			name,
+			fn: async () => {
+				throw new Error('test/trigger/adversarial-cases.ts has not landed yet');
+			},
+		};
+	}
+	const { replayAdversarialCases } = await import('./adversarial');
+	return {
+		name,
+		timeoutMs: 300_000,
+		fn: async () => {
+			const { waitForWebhook } = await import('../lib/stack');
+			await waitForWebhook(productionUrl);
+			await replayAdversarialCases(stack, productionUrl, workflowId);
+		},
+	};
+}

@@ -1,0 +1,50 @@
+/** One line per check: `ok - …` / `not ok - …`, details indented as `#` comments. */
+
+export interface Check {
+	name: string;
+	fn: () => Promise<void>;
+	/** Fails the check when it takes longer (ms). */
+	timeoutMs?: number;
+}
+
+export function createReporter(out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)) {
+	let passed = 0;
+	let failed = 0;
+	const result = (name: string, ok: boolean, detail?: string) => {
+		if (ok) passed++;
+		else failed++;
+		out(`${ok ? 'ok' : 'not ok'} - ${name}`);
+		if (!ok && detail) for (const line of detail.split('\n').slice(0, 40)) out(`#   ${line}`);
+	};
+	const only = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
+	const run = async (check: Check) => {
+		if (only && !only.test(check.name)) return;
+		const timeout = check.timeoutMs ?? 120_000;
+		let timer: NodeJS.Timeout | undefined;
+		try {
+			await Promise.race([
+				check.fn(),
+				new Promise((_, reject) => {
+					timer = setTimeout(() => reject(new Error(`timed out after ${timeout} ms`)), timeout);
+				}),
+			]);
+			result(check.name, true);
+		} catch (error) {
+			result(check.name, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+		} finally {
+			clearTimeout(timer);
+		}
+	};
+	return { result, run, totals: () => ({ passed, failed }) };
+}
+
+/** Throws with both values when they differ (compared as JSON). */
+export function assertEqual(actual: unknown, expected: unknown, what: string): void {
+	if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+		throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+	}
+}
+
+export function assert(condition: unknown, message: string): asserts condition {
+	if (!condition) throw new Error(message);
+}

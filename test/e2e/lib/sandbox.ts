@@ -1,0 +1,169 @@
+/** Starts the sandbox through its CLI (its own process group) and talks to its unsigned control API. */
+import { join } from 'node:path';
+import { REPO_ROOT } from './n8n';
+import { freePort, startProcess, type Started, waitFor } from './proc';
+
+/** The sandbox's default credentials (test/sandbox/index.ts SANDBOX_CREDENTIALS). */
+export const SANDBOX_DEFAULTS = {
+	clientId: 'sandbox-client',
+	clientSecret: 'SENTINEL-client-secret-7f3a9c',
+	domain: 'sandbox.local',
+	webhookSecret: 'SENTINEL-webhook-secret-2b8e41',
+	phoneNumberId: '100200300',
+};
+
+export interface RecordedRequest {
+	seq: number;
+	method: string;
+	path: string;
+	query: Record<string, string>;
+	rawQuery: string;
+	headers: Record<string, string | string[] | undefined>;
+	body?: string;
+	bodySize: number;
+	bodySha256: string;
+	json?: unknown;
+	multipart?: {
+		fields: Record<string, string>;
+		files: Array<{ field: string; filename: string; contentType: string; size: number; sha256: string }>;
+	};
+	status: number | null;
+	authOk: boolean;
+}
+
+export interface SentMessage {
+	message_id: string;
+	kind: 'text' | 'media';
+	phone_number_id: string;
+	phone: string;
+	type: string;
+	body?: string;
+	caption?: string;
+	file?: { filename: string; contentType: string; size: number; sha256: string };
+}
+
+export interface Delivery {
+	id: string;
+	event: string;
+	url: string;
+	body: string;
+	state: 'pending' | 'delivered' | 'failed' | 'rejected';
+	attempts: Array<{ attempt: number; status: number | null; error?: string; responseBody?: string }>;
+}
+
+export class SandboxProcess {
+	url = '';
+	private proc?: Started;
+
+	constructor(
+		private readonly logFile: string,
+		private readonly timeScale?: number,
+	) {}
+
+	get credentials() {
+		return { baseUrl: this.url, ...SANDBOX_DEFAULTS, multipartSigning: 'rawBody' };
+	}
+
+	async start(port?: number): Promise<void> {
+		const chosen = port ?? (await freePort());
+		const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
+		const args = [tsxCli, join(REPO_ROOT, 'test/sandbox/cli.ts'), '--port', String(chosen)];
+		if (this.timeScale) args.push('--time-scale', String(this.timeScale));
+		this.proc = startProcess(process.execPath, args, { cwd: REPO_ROOT, env: process.env, logFile: this.logFile });
+		const proc = this.proc;
+		const exited = proc.exited.then((code) => {
+			throw new Error(`sandbox exited with ${code}: ${proc.output().slice(-2000)}`);
+		});
+		this.url = await Promise.race([
+			exited,
+			waitFor(
+				'sandbox listening line',
+				async () => /sandbox listening on (http:\/\/\S+)/.exec(proc.output())?.[1],
+				60_000,
+				100,
+			),
+		]);
+		exited.catch(() => undefined);
+	}
+
+	async stop(): Promise<void> {
+		await this.proc?.stop();
+	}
+
+	private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+		const res = await fetch(`${this.url}/_sandbox${path}`, {
+			method,
+			headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const json = (await res.json()) as T & { message?: string };
+		if (!res.ok) throw new Error(`sandbox ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+		return json;
+	}
+
+	/** Recorded API requests after `since` (a seq), without bodies unless asked. */
+	async requests(since = 0, withBytes = false): Promise<RecordedRequest[]> {
+		const r = await this.call<{ data: RecordedRequest[] }>('GET', `/requests?since=${since}${withBytes ? '' : '&bytes=0'}`);
+		return r.data;
+	}
+
+	/** The highest request seq so far: pass it as `since` to see only what follows. */
+	async mark(): Promise<number> {
+		const all = await this.requests();
+		return all.length ? all[all.length - 1].seq : 0;
+	}
+
+	async messages(): Promise<SentMessage[]> {
+		return (await this.call<{ data: SentMessage[] }>('GET', '/messages?bytes=0')).data;
+	}
+
+	async order(id: number): Promise<Record<string, unknown>> {
+		return (await this.call<{ data: Record<string, unknown> }>('GET', `/orders/${id}`)).data;
+	}
+
+	async setWebhookUrl(url: string | null): Promise<void> {
+		await this.call('POST', '/webhook-url', { url });
+	}
+
+	async verify(url?: string): Promise<{ ok: boolean; status: number | null; body: string; challenge: string }> {
+		return (await this.call<{ data: { ok: boolean; status: number | null; body: string; challenge: string } }>('POST', '/verify', url ? { url } : {})).data;
+	}
+
+	async deliver(options: { event: string; data?: unknown; url?: string; body?: string; signWith?: string; timestamp?: number }): Promise<string> {
+		return (await this.call<{ id: string }>('POST', '/deliver', options)).id;
+	}
+
+	async delivery(id: string): Promise<Delivery> {
+		return (await this.call<{ data: Delivery }>('GET', `/deliveries/${id}`)).data;
+	}
+
+	async deliveries(): Promise<Delivery[]> {
+		return (await this.call<{ data: Delivery[] }>('GET', '/deliveries')).data;
+	}
+
+	/** Waits until a delivery is no longer pending. */
+	async settled(id: string, timeoutMs = 30_000): Promise<Delivery> {
+		try {
+			return await waitFor(
+				`delivery ${id} to settle`,
+				async () => {
+					const d = await this.delivery(id);
+					return d.state === 'pending' ? undefined : d;
+				},
+				timeoutMs,
+				150,
+			);
+		} catch (error) {
+			const d = await this.delivery(id).catch(() => undefined);
+			throw new Error(`${(error as Error).message}; delivery: ${JSON.stringify(d?.attempts ?? null)}`);
+		}
+	}
+
+	async fault(spec: Record<string, unknown>): Promise<void> {
+		await this.call('POST', '/faults', spec);
+	}
+
+	async clearFaults(): Promise<void> {
+		await this.call('DELETE', '/faults');
+	}
+}

@@ -1,0 +1,111 @@
+/**
+ * The whole local stack, in the order that works: n8n (cached install), this package built and packed,
+ * the sandbox, a fresh n8n user folder with the package installed, the credential and workflows imported,
+ * trigger workflows published, the server started, the owner logged in, an API key. Used by the e2e suite
+ * and the demo.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildAndPack, installN8n, N8n, n8nId, type Owner } from './n8n';
+import { freePort, waitFor } from './proc';
+import { SandboxProcess } from './sandbox';
+import type { Workflow } from './workflow';
+import { type CredentialRef, credentialEntry } from './workflows';
+
+export interface StackOptions {
+	/** Folder for the n8n user folder, the tarball and the logs. */
+	dir: string;
+	owner: Owner;
+	n8nPort?: number;
+	sandboxPort?: number;
+	/** Passed to the sandbox: retry delays divided by this. */
+	timeScale?: number;
+	credentialName?: string;
+	/** Builds the workflows once the sandbox's address and the credential are known. */
+	workflows: (context: { sandbox: SandboxProcess; credential: CredentialRef; n8n: N8n }) => Workflow[];
+	/** Workflows (ids) to publish before the server starts: active from the start. */
+	publish: (workflows: Workflow[]) => string[];
+	/** Workflows (ids) to activate through the public API once the server runs. */
+	activate?: (workflows: Workflow[]) => string[];
+	log?: (line: string) => void;
+}
+
+export interface Stack {
+	n8n: N8n;
+	sandbox: SandboxProcess;
+	credential: CredentialRef;
+	credentialData: Record<string, unknown>;
+	workflows: Workflow[];
+	tarball: string;
+	timings: Record<string, number>;
+	stop: () => Promise<void>;
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+	const log = options.log ?? (() => undefined);
+	const timings: Record<string, number> = {};
+	let t = Date.now();
+	const lap = (name: string) => {
+		timings[name] = Date.now() - t;
+		t = Date.now();
+		log(`${name}: ${(timings[name] / 1000).toFixed(1)} s`);
+	};
+	mkdirSync(options.dir, { recursive: true });
+
+	log('installing n8n (cached after the first time)…');
+	const installDir = await installN8n();
+	lap('n8n install');
+	log('building and packing the package…');
+	const tarball = await buildAndPack(join(options.dir, 'pack'));
+	lap('build and pack');
+
+	const sandbox = new SandboxProcess(join(options.dir, 'sandbox.log'), options.timeScale);
+	const n8n = new N8n({
+		installDir,
+		home: join(options.dir, 'n8n'),
+		owner: options.owner,
+		port: options.n8nPort ?? (await freePort()),
+	});
+	const stop = async () => {
+		await n8n.stop();
+		await sandbox.stop();
+	};
+	try {
+		await sandbox.start(options.sandboxPort);
+		lap('sandbox start');
+		await n8n.installPackage(tarball);
+		lap('package install');
+
+		const credentialName = options.credentialName ?? 'Business Messaging (sandbox)';
+		const credential: CredentialRef = { id: n8nId('bmSandboxCred'), name: credentialName };
+		const credentialData = sandbox.credentials;
+		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id)]);
+		lap('import credential');
+		const workflows = options.workflows({ sandbox, credential, n8n });
+		await n8n.importWorkflows(workflows);
+		lap('import workflows');
+		for (const id of options.publish(workflows)) await n8n.publish(id);
+		lap('publish');
+		await n8n.start();
+		lap('n8n start');
+		await n8n.login();
+		await n8n.createApiKey();
+		lap('login and API key');
+		for (const id of options.activate?.(workflows) ?? []) await n8n.activate(id);
+		if (options.activate) lap('activate');
+		return { n8n, sandbox, credential, credentialData, workflows, tarball, timings, stop };
+	} catch (error) {
+		await stop();
+		throw error;
+	}
+}
+
+/** Production webhooks register just after readiness: waits until `url` stops answering 404 to a probe POST. */
+export async function waitForWebhook(url: string, timeoutMs = 20_000): Promise<void> {
+	await waitFor(
+		`webhook ${url}`,
+		async () => ((await fetch(url, { method: 'POST', body: '' })).status !== 404 ? true : undefined),
+		timeoutMs,
+		250,
+	);
+}

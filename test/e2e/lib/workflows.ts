@@ -1,0 +1,236 @@
+/**
+ * Workflows of this package's nodes, as JSON for `n8n import:workflow`. Shared by the e2e suite and the demo.
+ * Parameters follow the node descriptions: `resource` and `operation` always present (n8n drops hidden ones).
+ */
+import { n8nId } from './n8n';
+import { chain, manualTrigger, node, type WfNode, type Workflow, webhookIdFor, webhookTrigger } from './workflow';
+
+export const ACTION_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
+export const TRIGGER_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';
+export const CREDENTIAL_TYPE = 'businessMessagingApi';
+/** The trigger's webhook `path` (nodes/BusinessMessagingTrigger: not a full path). */
+export const TRIGGER_WEBHOOK_PATH = 'webhook';
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+export function credentialEntry(name: string, data: Record<string, unknown>, id = n8nId(name)) {
+	return { id, name, type: CREDENTIAL_TYPE, data };
+}
+
+export function action(name: string, credential: CredentialRef, parameters: Record<string, unknown>, extra: Partial<WfNode> = {}): WfNode {
+	return node(name, ACTION_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential }, ...extra });
+}
+
+/** Production URL of a trigger node: `/webhook/<webhookId>/<path>` (the path is not a full path). */
+export function triggerProductionPath(webhookId: string): string {
+	return `/webhook/${webhookId}/${TRIGGER_WEBHOOK_PATH}`;
+}
+
+export function orderWorkflow(credential: CredentialRef, hookPath = 'e2e-orders'): Workflow {
+	return chain('e2eOrders', 'E2E: orders (update, get many)', [
+		webhookTrigger(hookPath),
+		action('Update Order', credential, {
+			resource: 'order',
+			operation: 'update',
+			orderId: 1,
+			updateFields: {
+				status: 'accepted',
+				paymentStatus: 'paid',
+				shippingDate: '2026-03-01',
+				adminNotes: 'Packed by e2e; ship with care',
+				branchId: 'branch-7',
+			},
+		}),
+		action('List Accepted Orders', credential, {
+			resource: 'order',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { status: 'accepted' },
+		}),
+	]);
+}
+
+export function templateWorkflow(credential: CredentialRef, hookPath = 'e2e-templates'): Workflow {
+	return chain('e2eTemplates', 'E2E: templates (get many, get)', [
+		webhookTrigger(hookPath),
+		action('Search Templates', credential, {
+			resource: 'template',
+			operation: 'getAll',
+			returnAll: false,
+			limit: 5,
+			filters: { searchTerm: 'order_update' },
+		}),
+		action(
+			'Get Template',
+			credential,
+			{ resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'id', value: '7' } },
+			{ executeOnce: true },
+		),
+	]);
+}
+
+export function textWorkflow(credential: CredentialRef, hookPath = 'e2e-text'): Workflow {
+	return chain('e2eText', 'E2E: send text', [
+		webhookTrigger(hookPath),
+		action('Send Text', credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone: '+15551234567',
+			text: 'Hello from the e2e suite – ünïcödé ✓',
+		}),
+	]);
+}
+
+/** Reads a file from disk with n8n's own node, then sends it as media. */
+export function mediaWorkflow(credential: CredentialRef, filePath: string, hookPath = 'e2e-media'): Workflow {
+	return chain('e2eMedia', 'E2E: send media from a file', [
+		webhookTrigger(hookPath),
+		node('Read File', 'n8n-nodes-base.readWriteFile', 1.1, {
+			operation: 'read',
+			fileSelector: filePath,
+			options: { dataPropertyName: 'data' },
+		}),
+		action('Send Media', credential, {
+			resource: 'message',
+			operation: 'sendMedia',
+			phoneNumberId: '200300400',
+			phone: '+15557654321',
+			mediaType: 'image',
+			binaryPropertyName: 'data',
+			caption: 'A picture from disk',
+		}),
+	]);
+}
+
+/** Run with `n8n execute --id` (manual trigger). */
+export function contactWorkflow(credential: CredentialRef): Workflow {
+	return chain('e2eContacts', 'E2E: contacts (get many, via n8n execute)', [
+		manualTrigger(),
+		action('List Contacts', credential, { resource: 'contact', operation: 'getAll', returnAll: true }),
+	]);
+}
+
+export function webhookTestWorkflow(credential: CredentialRef, hookPath = 'e2e-webhook-test'): Workflow {
+	return chain('e2eWebhookTest', 'E2E: ask the service for a test event', [
+		webhookTrigger(hookPath),
+		action('Send Test Event', credential, { resource: 'webhook', operation: 'sendTest' }),
+	]);
+}
+
+/** A failing operation: a template that does not exist. */
+export function missingTemplateWorkflow(credential: CredentialRef, hookPath = 'e2e-missing'): Workflow {
+	return chain('e2eMissing', 'E2E: a template that does not exist', [
+		webhookTrigger(hookPath),
+		action('Get Missing Template', credential, {
+			resource: 'template',
+			operation: 'get',
+			templateId: { __rl: true, mode: 'id', value: '99999' },
+		}),
+	]);
+}
+
+/** n8n's own HTTP Request node with this package's credential as a predefined credential type. */
+export function httpRequestWorkflow(credential: CredentialRef, baseUrl: string, phoneNumberId: string, hookPath = 'e2e-http'): Workflow {
+	const common = {
+		authentication: 'predefinedCredentialType',
+		nodeCredentialType: CREDENTIAL_TYPE,
+		sendQuery: true,
+		options: {},
+	};
+	const creds = { credentials: { [CREDENTIAL_TYPE]: credential } };
+	return chain('e2eHttpRequest', 'E2E: HTTP Request node with the credential', [
+		webhookTrigger(hookPath),
+		node(
+			'HTTP GET Orders',
+			'n8n-nodes-base.httpRequest',
+			4.2,
+			{
+				...common,
+				method: 'GET',
+				url: `${baseUrl}/orders`,
+				queryParameters: {
+					parameters: [
+						{ name: 'status', value: 'pending' },
+						{ name: 'phone_number_id', value: phoneNumberId },
+						{ name: 'limit', value: '5' },
+						// A space: signed and sent as %20 (notes: n8n encodes spaces so).
+						{ name: 'note', value: 'two words' },
+					],
+				},
+			},
+			creds,
+		),
+		node(
+			'HTTP PUT Order',
+			'n8n-nodes-base.httpRequest',
+			4.2,
+			{
+				...common,
+				method: 'PUT',
+				url: `${baseUrl}/orders/2`,
+				queryParameters: { parameters: [{ name: 'phone_number_id', value: phoneNumberId }] },
+				sendBody: true,
+				contentType: 'json',
+				specifyBody: 'json',
+				jsonBody: '{"status":"shipped","shipping_date":"2026-04-02","admin_notes":"set through the HTTP Request node"}',
+			},
+			{ ...creds, executeOnce: true },
+		),
+	]);
+}
+
+/**
+ * The trigger in production: every accepted event starts one execution; a received message is answered
+ * with a text reply through the action node.
+ */
+export function replyWorkflow(
+	credential: CredentialRef,
+	options: { id?: string; name?: string; webhookId?: string; events?: string[] } = {},
+): Workflow {
+	const trigger = node(
+		'Business Messaging Trigger',
+		TRIGGER_TYPE,
+		1,
+		{ events: options.events ?? ['*'], options: {} },
+		{ credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: options.webhookId ?? webhookIdFor('e2e-trigger') },
+	);
+	const isMessage = node('Is Incoming Message?', 'n8n-nodes-base.if', 2.2, {
+		conditions: {
+			options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
+			conditions: [
+				{
+					id: 'c1',
+					leftValue: '={{ $json.event }}',
+					rightValue: 'message.received',
+					operator: { type: 'string', operation: 'equals' },
+				},
+			],
+			combinator: 'and',
+		},
+		options: {},
+	});
+	const reply = action('Send Reply', credential, {
+		resource: 'message',
+		operation: 'sendText',
+		phone: '={{ $json.data.from }}',
+		text: '=Thanks for your message ("{{ $json.data.body }}"). We will answer shortly.',
+	});
+	const wf = chain(options.id ?? 'e2eTrigger', options.name ?? 'E2E: trigger, reply to incoming messages', [trigger, isMessage, reply]);
+	// Only the "true" output of the IF leads to the reply.
+	wf.connections[isMessage.name] = { main: [[{ node: reply.name, type: 'main', index: 0 }], []] };
+	return wf;
+}
+
+/** A bare trigger (all events, defaults): the target of the adversarial replay. */
+export function bareTriggerWorkflow(credential: CredentialRef, webhookId: string): Workflow {
+	return chain('e2eBareTrigger', 'E2E: bare trigger for adversarial cases', [
+		node('Business Messaging Trigger', TRIGGER_TYPE, 1, { events: ['*'], options: {} }, {
+			credentials: { [CREDENTIAL_TYPE]: credential },
+			webhookId,
+		}),
+	]);
+}

@@ -1,0 +1,123 @@
+/**
+ * End-to-end suite: this package in a real n8n 2.41.1 against the sandbox, driven over HTTP.
+ * npm run test:e2e  (E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runTriggerChecks } from './checks/trigger';
+import { runActionChecks } from './checks/actions';
+import { type Check, createReporter } from './lib/report';
+import { installCleanupHandlers, stopAll } from './lib/proc';
+import { startStack, type Stack } from './lib/stack';
+import { webhookIdFor } from './lib/workflow';
+import {
+	bareTriggerWorkflow,
+	contactWorkflow,
+	httpRequestWorkflow,
+	mediaWorkflow,
+	missingTemplateWorkflow,
+	orderWorkflow,
+	replyWorkflow,
+	templateWorkflow,
+	textWorkflow,
+	webhookTestWorkflow,
+} from './lib/workflows';
+
+export const OWNER = {
+	email: 'owner@e2e.example.com',
+	password: 'E2e-owner-Passw0rd!',
+	firstName: 'E2E',
+	lastName: 'Owner',
+};
+
+export const TRIGGER_WEBHOOK_ID = webhookIdFor('e2e-trigger');
+/** Retry delays (1 min, 5 min, …) divided by this: the first retry comes after 1 s. */
+const TIME_SCALE = 60;
+
+async function main(): Promise<number> {
+	const started = Date.now();
+	const dir = mkdtempSync(join(tmpdir(), 'bm-e2e-'));
+	const report = createReporter();
+	let stack: Stack | undefined;
+	installCleanupHandlers(async () => {
+		process.stdout.write(`# interrupted; logs in ${dir}\n`);
+	});
+	const mediaFile = 'pixel.png';
+	try {
+		stack = await startStack({
+			dir,
+			owner: OWNER,
+			timeScale: TIME_SCALE,
+			log: (line) => process.stdout.write(`# ${line}\n`),
+			workflows: ({ sandbox, credential, n8n }) => [
+				orderWorkflow(credential),
+				templateWorkflow(credential),
+				textWorkflow(credential),
+				mediaWorkflow(credential, join(n8n.filesDir, mediaFile)),
+				contactWorkflow(credential),
+				webhookTestWorkflow(credential),
+				missingTemplateWorkflow(credential),
+				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
+				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
+				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
+			],
+			// The two trigger workflows: active from the start.
+			publish: (workflows) => workflows.slice(-2).map((w) => w.id),
+			// Workflows that start with n8n's Webhook node: the server runs them on request.
+			activate: (workflows) =>
+				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
+		});
+	} catch (error) {
+		report.result('set-up: n8n with the package, the sandbox, credential and workflows', false, String(error));
+		return finish(report, dir, started, stack);
+	}
+	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
+
+	const checks: Check[] = [...(await runActionChecks(stack, mediaFile)), ...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID))];
+	for (const check of checks) await report.run(check);
+
+	await report.run({
+		name: 'no secret appears in n8n’s log or in any execution’s data',
+		fn: async () => {
+			const secrets = [stack!.sandbox.credentials.clientSecret, stack!.sandbox.credentials.webhookSecret];
+			const all = await stack!.n8n.api<{ data: unknown[] }>('GET', '/executions?includeData=true&limit=250');
+			const haystacks = [
+				['n8n log', existsSync(stack!.n8n.logFile) ? readFileSync(stack!.n8n.logFile, 'utf8') : ''],
+				['executions', JSON.stringify(all.body)],
+			];
+			for (const [where, text] of haystacks) {
+				for (const secret of secrets) if (text.includes(secret)) throw new Error(`a secret appears in ${where}`);
+			}
+		},
+	});
+	return finish(report, dir, started, stack);
+}
+
+async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, stack?: Stack): Promise<number> {
+	await stack?.stop();
+	await stopAll();
+	const { passed, failed } = report.totals();
+	if (stack) {
+		const t = stack.timings;
+		process.stdout.write(
+			`# timings (s): ${Object.entries(t)
+				.map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
+				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
+		);
+	}
+	if (failed > 0 || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
+	else rmSync(dir, { recursive: true, force: true });
+	process.stdout.write(`${passed} passed, ${failed} failed\n`);
+	return failed > 0 ? 1 : 0;
+}
+
+main().then(
+	(code) => process.exit(code),
+	async (error) => {
+		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+		await stopAll();
+		process.stdout.write('0 passed, 1 failed\n');
+		process.exit(1);
+	},
+);
