@@ -43,7 +43,7 @@ export function signWebhookBody(secret: string, timestamp: number, body: string)
 
 export async function runTriggerChecks(stack: Stack, webhookId: string): Promise<Check[]> {
 	const { n8n, sandbox } = stack;
-	const trigger = stack.workflows.find((w) => w.nodes.some((n) => n.name === TRIGGER_NODE));
+	const trigger = stack.workflows.find((w) => w.nodes.some((n) => n.webhookId === webhookId));
 	assert(trigger, 'no trigger workflow');
 	const workflowId = trigger.id;
 	const productionUrl = `${n8n.baseUrl}${triggerProductionPath(webhookId)}`;
