@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { itemParameter } from '../helpers/itemParameter';
 import { normalizePhone, ORDER_STATUSES } from '../helpers/validation';
 import { DEFAULT_TIMEOUT_SECONDS } from '../transport';
 
@@ -86,7 +87,7 @@ export const recipientField: INodeProperties = {
 
 /** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
 export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
-	return normalizePhone(this.getNodeParameter('phone', itemIndex, ''));
+	return normalizePhone(itemParameter(this, 'phone', itemIndex));
 }
 
 export const orderStatusOptions = ORDER_STATUSES.map((status) => ({

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../transport';
+import { getCredential } from '../transport';
 
 /** Values the spec names. Checked before any request, so a typo fails with the field's name. */
 export const ORDER_STATUSES = ['pending', 'accepted', 'shipped', 'delivered', 'completed'] as const;
@@ -80,7 +80,7 @@ export async function getSender(
 ): Promise<string | undefined> {
 	const fromNode = String(this.getNodeParameter('phoneNumberId', itemIndex, '') ?? '').trim();
 	if (fromNode) return fromNode;
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE, itemIndex);
+	const credentials = await getCredential.call(this);
 	const fromCredential = String(credentials.phoneNumberId ?? '').trim();
 	if (fromCredential) return fromCredential;
 	if (!required) return undefined;

@@ -1,4 +1,5 @@
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestMethods,
@@ -40,6 +41,24 @@ async function waitForBackOff(ctx: Context): Promise<void> {
 	const until = backOffUntil.get(ctx) ?? 0;
 	const wait = until - Date.now();
 	if (wait > 0) await sleep(wait);
+}
+
+/**
+ * The credential, read once per node run. n8n loads a credential from its database and decrypts it on
+ * every `getCredentials` call, and `httpRequestWithAuthentication` makes another such call unless it is
+ * handed the credential: three per item before, which cost more than the request itself against a
+ * nearby service. A failed read is not kept, so the next item tries again as before.
+ */
+const credentialsOfRun = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+
+export async function getCredential(this: Context): Promise<ICredentialDataDecryptedObject> {
+	let credentials = credentialsOfRun.get(this);
+	if (credentials === undefined) {
+		credentials = this.getCredentials(CREDENTIAL_TYPE);
+		credentialsOfRun.set(this, credentials);
+		credentials.catch(() => credentialsOfRun.delete(this));
+	}
+	return await credentials;
 }
 
 export interface RequestOptions {
@@ -168,7 +187,8 @@ export async function apiRequest(
 	path: string,
 	{ qs, body, headers, itemIndex, retry = method === 'GET' ? 'idempotent' : 'send' }: RequestOptions = {},
 ): Promise<IDataObject> {
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const credentials = await getCredential.call(this);
+	const reference = this.getNode().credentials?.[CREDENTIAL_TYPE];
 	const timeoutSeconds =
 		itemIndex === undefined
 			? DEFAULT_TIMEOUT_SECONDS
@@ -191,6 +211,14 @@ export async function apiRequest(
 				this,
 				CREDENTIAL_TYPE,
 				{ ...options },
+				{
+					credentialsDecrypted: {
+						id: reference?.id ?? '',
+						name: reference?.name ?? '',
+						type: CREDENTIAL_TYPE,
+						data: { ...credentials },
+					},
+				},
 			)) as unknown;
 			// An empty answer is a success with nothing to say; other text is not what the spec promises.
 			if (response === undefined || response === null || response === '') return {};

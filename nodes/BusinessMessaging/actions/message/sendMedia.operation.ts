@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { itemParameter } from '../../helpers/itemParameter';
 import { buildMultipart } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
@@ -40,7 +41,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, this.getNodeParameter('phone', itemIndex));
+	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
 	const type = checkOneOf(
 		this,
 		{ label: 'Media Type', itemIndex },

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { itemParameter } from '../../helpers/itemParameter';
 import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
 import { recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
@@ -25,7 +26,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, this.getNodeParameter('phone', itemIndex));
+	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
 	const text = checkNotEmpty(this, { label: 'Text', itemIndex }, this.getNodeParameter('text', itemIndex));
 	const sender = await getSender.call(this, itemIndex, true);
 	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
