@@ -7,6 +7,14 @@ NODE_VERSION=24.21.0
 CACHE=${N8N_CACHE_DIR:-$HOME/.cache/n8n-nodes-business-messaging}
 dir="$CACHE/n8n-$N8N_VERSION"
 if [ -x "$dir/node_modules/.bin/n8n" ] && [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
+mkdir -p "$CACHE"
+# One installer at a time (the e2e suite and the demo may start together); the second reuses the first's work.
+if command -v flock >/dev/null; then
+	exec 9>"$CACHE/.install-lock"
+	flock 9
+	if [ -x "$dir/node_modules/.bin/n8n" ] && [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
+fi
+echo "Installing n8n $N8N_VERSION into $dir (about 4-5 minutes with an empty npm cache)..." >&2
 rm -rf "$dir"; mkdir -p "$dir"
 cd "$dir"
 # linkedom 0.18.15 needs a package this registry lacks; 0.18.13 works.
