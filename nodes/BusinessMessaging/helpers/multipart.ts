@@ -4,21 +4,29 @@ export interface FilePart {
 	field: string;
 	fileName: string;
 	contentType: string;
-	data: Buffer;
 }
 
 function quoted(value: string): string {
 	return value.replace(/[\r\n"]/g, (c) => (c === '"' ? '%22' : ' '));
 }
 
+export interface MultipartFrame {
+	/** Everything before the file's bytes: the fields and the file part's headers. */
+	head: Buffer;
+	/** Everything after the file's bytes. */
+	tail: Buffer;
+	contentType: string;
+}
+
 /**
- * Builds a multipart/form-data body as one Buffer, so the credential can sign exactly the bytes that
- * are sent (no form library is available to community nodes at run time).
+ * The multipart/form-data bytes around one file: the body is head + file bytes + tail, built by the
+ * caller as one Buffer so the credential can sign exactly the bytes that are sent (no form library is
+ * available to community nodes at run time).
  */
-export function buildMultipart(
+export function multipartFrame(
 	fields: Record<string, string>,
 	file: FilePart,
-): { body: Buffer; contentType: string } {
+): MultipartFrame {
 	const boundary = `----BusinessMessaging${randomBytes(12).toString('hex')}`;
 	const head = Object.entries(fields)
 		.map(
@@ -29,10 +37,9 @@ export function buildMultipart(
 	const fileHead =
 		`--${boundary}\r\nContent-Disposition: form-data; name="${quoted(file.field)}"; filename="${quoted(file.fileName)}"\r\n` +
 		`Content-Type: ${file.contentType}\r\n\r\n`;
-	const body = Buffer.concat([
-		Buffer.from(head + fileHead, 'utf8'),
-		file.data,
-		Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'),
-	]);
-	return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+	return {
+		head: Buffer.from(head + fileHead, 'utf8'),
+		tail: Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'),
+		contentType: `multipart/form-data; boundary=${boundary}`,
+	};
 }

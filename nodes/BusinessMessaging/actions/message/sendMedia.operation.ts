@@ -1,8 +1,8 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { itemParameter } from '../../helpers/itemParameter';
-import { buildMultipart } from '../../helpers/multipart';
+import { multipartFrame, type MultipartFrame } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
 import { recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
@@ -40,6 +40,47 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The whole multipart body in one Buffer (the credential signs exactly these bytes), with the file read
+ * straight into its place. n8n keeps binary data in its store (disk, database or S3); reading it whole
+ * and then copying it into the body held the file twice in memory. When the stored size does not match
+ * what the store hands out, the file is read whole as before.
+ */
+async function multipartBody(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	binaryPropertyName: string,
+	binary: IBinaryData,
+	frame: MultipartFrame,
+): Promise<Buffer> {
+	if (binary.id) {
+		const { fileSize } = await this.helpers.getBinaryMetadata(binary.id);
+		if (Number.isSafeInteger(fileSize) && fileSize >= 0) {
+			const end = frame.head.length + fileSize;
+			const body = Buffer.allocUnsafe(end + frame.tail.length);
+			let offset = frame.head.copy(body, 0);
+			let fits = true;
+			const stream = await this.helpers.getBinaryStream(binary.id, READ_CHUNK_BYTES);
+			for await (const chunk of stream as AsyncIterable<Buffer>) {
+				if (offset + chunk.length > end) {
+					fits = false;
+					stream.destroy();
+					break;
+				}
+				offset += chunk.copy(body, offset);
+			}
+			if (fits && offset === end) {
+				frame.tail.copy(body, end);
+				return body;
+			}
+		}
+	}
+	const data = await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
+	return Buffer.concat([frame.head, data, frame.tail]);
+}
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
 	const type = checkOneOf(
@@ -63,19 +104,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		);
 	}
 	const sender = await getSender.call(this, itemIndex, true);
-	const data = await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
 	const fields: Record<string, string> = { phone, type };
 	if (caption) fields.caption = caption;
-	const multipart = buildMultipart(fields, {
+	const frame = multipartFrame(fields, {
 		field: 'media',
 		fileName: binary.fileName ?? `${binaryPropertyName}.${binary.fileExtension ?? 'bin'}`,
 		contentType: binary.mimeType || 'application/octet-stream',
-		data,
 	});
+	const body = await multipartBody.call(this, itemIndex, binaryPropertyName, binary, frame);
 	const response = await apiRequest.call(this, 'POST', '/w/message/media', {
 		qs: { phone_number_id: sender },
-		body: multipart.body,
-		headers: { 'Content-Type': multipart.contentType },
+		body,
+		headers: { 'Content-Type': frame.contentType },
 		itemIndex,
 		retry: 'send',
 	});
