@@ -119,7 +119,11 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const json: IDataObject = options.outputDataOnly
 		? data
 		: { event, timestamp, data, deliveryKey: key, signatureTimestamp };
-	return { workflowData: [[{ json }]] };
+	// Answer here rather than leave it to n8n: with `noWebhookResponse` n8n saves the static data
+	// (the remembered delivery) before it starts the run. Otherwise starting the run re-wraps the same
+	// static data object and clears its "changed" mark, and n8n 2.41 never saves the new key.
+	answer(this, 200, { received: true });
+	return { noWebhookResponse: true, workflowData: [[{ json }]] };
 }
 
 export class BusinessMessagingTrigger implements INodeType {

@@ -141,6 +141,24 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 			},
 		},
 		{
+			name: 'trigger: after several different events, a repeat of each one starts nothing new',
+			fn: async () => {
+				const before = (await settledExecutions(n8n, workflowId)).length;
+				const firsts = [];
+				for (const n of [1, 2, 3, 4]) {
+					const d = await deliverAndSettle(sandbox, { event: 'contact.updated', data: { contact_id: 9000 + n, name: `Repeat ${n}` } });
+					assertEqual(d.state, 'delivered', `delivery ${n}`);
+					firsts.push(d);
+				}
+				await expectExecutionCount(n8n, workflowId, before + 4, 300);
+				for (const [i, first] of firsts.entries()) {
+					const again = await deliverAndSettle(sandbox, { event: 'contact.updated', body: first.body });
+					assert(/duplicate/i.test(again.attempts[0]?.responseBody ?? ''), `answer to repeat ${i + 1}: ${again.attempts[0]?.responseBody}`);
+				}
+				await expectExecutionCount(n8n, workflowId, before + 4);
+			},
+		},
+		{
 			name: 'trigger: a delivery the receiver fails once (workflow deactivated: 404) is retried and starts exactly one execution',
 			timeoutMs: 90_000,
 			fn: async () => {
