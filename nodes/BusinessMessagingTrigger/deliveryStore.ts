@@ -43,47 +43,18 @@ export function wasDelivered(store: IDataObject, key: string, nowSeconds: number
 
 /**
  * Records an accepted body, dropping entries past their time and the oldest beyond the cap.
- * Assigns the object again each time: n8n notices (and saves) changes to static data only when a
+ * Assigns a new object each time: n8n notices (and saves) changes to static data only when a
  * property of the node's own object is set, not when an object nested inside it is edited.
- *
- * Runs on every accepted event with up to MAX_REMEMBERED_DELIVERIES entries, so it edits the store in
- * one pass: entries are kept in the order they were accepted, which is oldest first unless the clock
- * went back; only then is the store sorted and rebuilt.
  */
 export function rememberDelivery(store: IDataObject, key: string, nowSeconds: number): void {
-	const deliveries = remembered(store);
-	const keys = Object.keys(deliveries);
-	const drop: string[] = [];
-	let kept = 0;
-	let previous = -Infinity;
-	let inOrder = true;
-	for (const storedKey of keys) {
-		const acceptedAt = deliveries[storedKey];
-		if (storedKey === key || typeof acceptedAt !== 'number' || nowSeconds - acceptedAt > REMEMBER_FOR_SECONDS) {
-			drop.push(storedKey);
-			continue;
-		}
-		if (acceptedAt < previous) inOrder = false;
-		previous = acceptedAt;
-		kept++;
-	}
-	if (!inOrder) {
-		const dropped = new Set(drop);
-		const sorted = Object.entries(deliveries)
-			.filter(([storedKey]) => !dropped.has(storedKey))
-			.sort(([, a], [, b]) => a - b)
-			.slice(-(MAX_REMEMBERED_DELIVERIES - 1));
-		store.deliveries = Object.fromEntries([...sorted, [key, nowSeconds]]);
-		return;
-	}
-	for (const storedKey of drop) delete deliveries[storedKey];
-	let excess = kept - (MAX_REMEMBERED_DELIVERIES - 1);
-	for (let i = 0; excess > 0 && i < keys.length; i++) {
-		if (keys[i] in deliveries) {
-			delete deliveries[keys[i]];
-			excess--;
-		}
-	}
-	deliveries[key] = nowSeconds;
-	store.deliveries = deliveries;
+	const kept = Object.entries(remembered(store))
+		.filter(
+			([storedKey, acceptedAt]) =>
+				storedKey !== key &&
+				typeof acceptedAt === 'number' &&
+				nowSeconds - acceptedAt <= REMEMBER_FOR_SECONDS,
+		)
+		.sort(([, a], [, b]) => a - b)
+		.slice(-(MAX_REMEMBERED_DELIVERIES - 1));
+	store.deliveries = Object.fromEntries([...kept, [key, nowSeconds]]);
 }
