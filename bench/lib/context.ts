@@ -1,0 +1,12 @@
+import type { Stack } from '../../test/e2e/lib/stack';
+
+export interface BenchContext {
+	stack: Stack;
+	/** Folder for logs and files of this run. */
+	dir: string;
+	rounds: number;
+	/** Progress lines (stderr); tables go to stdout. */
+	log: (line: string) => void;
+	/** n8n's main process and, once one runs, its task runner. */
+	n8nPids: () => number[];
+}

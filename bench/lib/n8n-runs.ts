@@ -1,0 +1,130 @@
+/** Running benchmark workflows on the server and reading their executions back (public API). */
+import type { N8n } from '../../test/e2e/lib/n8n';
+import { sleep, waitFor } from '../../test/e2e/lib/proc';
+import type { Workflow } from '../../test/e2e/lib/workflow';
+
+export interface NodeRun {
+	startTime: number;
+	executionTime: number;
+	data?: { main?: Array<Array<{ json: Record<string, unknown> }> | null> };
+	error?: { message?: string; description?: string };
+}
+
+export interface Execution {
+	id: string;
+	status: string;
+	startedAt: string;
+	stoppedAt?: string;
+	data?: { resultData: { runData: Record<string, NodeRun[]>; error?: { message?: string; description?: string } } };
+}
+
+export async function latestExecutionId(n8n: N8n, workflowId: string): Promise<number> {
+	const res = await n8n.api<{ data: Array<{ id: string }> }>('GET', `/executions?workflowId=${workflowId}&limit=1`);
+	if (res.status !== 200) throw new Error(`GET /executions: ${res.status} ${JSON.stringify(res.body)}`);
+	return Number(res.body.data[0]?.id ?? 0);
+}
+
+export interface WorkflowRun {
+	/** From the POST to the webhook until n8n answered (the workflow has finished). */
+	wallMs: number;
+	execution: Execution;
+	/** A node's own time (n8n's runData executionTime). */
+	nodeMs: (name: string) => number;
+}
+
+/** POSTs `body` to the workflow's Webhook node and returns the finished execution with its data. */
+export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, timeoutMs = 600_000): Promise<WorkflowRun> {
+	const hook = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook');
+	if (!hook) throw new Error(`${workflow.name} has no Webhook node`);
+	const before = await latestExecutionId(n8n, workflow.id);
+	const t0 = performance.now();
+	const res = await fetch(`${n8n.baseUrl}/webhook/${String(hook.parameters.path)}`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify(body),
+		signal: AbortSignal.timeout(timeoutMs),
+	});
+	const text = await res.text();
+	const wallMs = performance.now() - t0;
+	const id = await waitFor(
+		`the execution of ${workflow.name}`,
+		async () => {
+			const latest = await latestExecutionId(n8n, workflow.id);
+			return latest > before ? latest : undefined;
+		},
+		60_000,
+		100,
+	);
+	let execution: Execution | undefined;
+	for (let i = 0; i < 300; i++) {
+		const got = await n8n.api<Execution>('GET', `/executions/${id}?includeData=true`);
+		if (got.status === 200 && !['running', 'new', 'waiting'].includes(got.body.status)) {
+			execution = got.body;
+			break;
+		}
+		await sleep(100);
+	}
+	if (!execution) throw new Error(`execution ${id} of ${workflow.name} did not finish`);
+	if (execution.status !== 'success') {
+		const e = execution.data?.resultData.error;
+		throw new Error(`${workflow.name}: execution ${id} ${execution.status} (HTTP ${res.status} ${text.slice(0, 200)}): ${e?.message ?? ''} ${e?.description ?? ''}`);
+	}
+	const nodeMs = (name: string) => {
+		const run = execution!.data?.resultData.runData[name]?.[0];
+		if (!run) throw new Error(`execution ${id} has no run of node ${name}`);
+		return run.executionTime;
+	};
+	return { wallMs, execution, nodeMs };
+}
+
+/**
+ * Executions of a workflow created after execution `afterId` (ids count up), once none of them is still
+ * running: how many, and when the last one stopped (ms since the epoch).
+ */
+export async function executionsAfter(n8n: N8n, workflowId: string, afterId: number, timeoutMs = 120_000): Promise<{ count: number; lastStoppedAt: number }> {
+	return await waitFor(
+		`the executions of workflow ${workflowId} to finish`,
+		async () => {
+			let count = 0;
+			let lastStoppedAt = 0;
+			let cursor: string | undefined;
+			for (;;) {
+				const res = await n8n.api<{ data: Array<{ id: string; status: string; stoppedAt?: string | null }>; nextCursor?: string | null }>(
+					'GET',
+					`/executions?workflowId=${workflowId}&limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+				);
+				if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
+				const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
+				if (fresh.some((e) => ['running', 'new', 'waiting'].includes(e.status) || !e.stoppedAt)) return undefined;
+				count += fresh.length;
+				for (const e of fresh) lastStoppedAt = Math.max(lastStoppedAt, Date.parse(e.stoppedAt ?? '') || 0);
+				if (fresh.length < res.body.data.length || !res.body.nextCursor) return { count, lastStoppedAt };
+				cursor = res.body.nextCursor;
+			}
+		},
+		timeoutMs,
+		500,
+	);
+}
+
+/** Output items of a node in an execution. */
+export function outputOf(execution: Execution, name: string): Array<Record<string, unknown>> {
+	return (execution.data?.resultData.runData[name]?.[0]?.data?.main?.[0] ?? []).map((i) => i.json);
+}
+
+/** Creates a credential on the running server (public API); returns its reference. */
+export async function createCredential(n8n: N8n, name: string, type: string, data: Record<string, unknown>): Promise<{ id: string; name: string }> {
+	const res = await n8n.api<{ id: string; name: string }>('POST', '/credentials', { name, type, data });
+	if (res.status !== 200) throw new Error(`POST /api/v1/credentials: ${res.status} ${JSON.stringify(res.body)}`);
+	return { id: res.body.id, name: res.body.name };
+}
+
+/** Creates a workflow on the running server (public API) and activates it; the workflow's id becomes the server's. */
+export async function createActiveWorkflow(n8n: N8n, workflow: Workflow): Promise<Workflow> {
+	const { name, nodes, connections } = workflow;
+	const res = await n8n.api<{ id: string }>('POST', '/workflows', { name, nodes, connections, settings: { executionOrder: 'v1' } });
+	if (res.status !== 200) throw new Error(`POST /api/v1/workflows: ${res.status} ${JSON.stringify(res.body)}`);
+	const created = { ...workflow, id: res.body.id };
+	await n8n.activate(created.id);
+	return created;
+}

@@ -1,0 +1,28 @@
+/**
+ * Sandbox extras the benchmarks need beyond test/e2e/lib/sandbox.ts: a reset, and sandboxes started
+ * with a given number of templates (`--templates N`).
+ */
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../test/e2e/lib/n8n';
+import { freePort, startProcess, type Started, waitFor } from '../../test/e2e/lib/proc';
+import { SandboxProcess } from '../../test/e2e/lib/sandbox';
+
+export async function resetSandbox(url: string): Promise<void> {
+	const res = await fetch(`${url}/_sandbox/reset`, { method: 'POST' });
+	if (!res.ok) throw new Error(`sandbox reset: ${res.status} ${await res.text()}`);
+}
+
+/** A sandbox process with `templates` templates; its control API through SandboxProcess's methods. */
+export async function startTemplateSandbox(logFile: string, templates: number): Promise<{ sandbox: SandboxProcess; stop: () => Promise<void> }> {
+	const port = await freePort();
+	const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
+	const proc: Started = startProcess(
+		process.execPath,
+		[tsxCli, join(REPO_ROOT, 'test/sandbox/cli.ts'), '--port', String(port), '--templates', String(templates)],
+		{ cwd: REPO_ROOT, env: process.env, logFile },
+	);
+	const url = await waitFor('sandbox listening line', async () => /sandbox listening on (http:\/\/\S+)/.exec(proc.output())?.[1], 60_000, 100);
+	const sandbox = new SandboxProcess(logFile);
+	sandbox.url = url;
+	return { sandbox, stop: () => proc.stop() };
+}

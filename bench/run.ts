@@ -1,0 +1,157 @@
+/**
+ * Benchmarks: npm run bench [-- sending receiving media listing signing]   (default: all five)
+ * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
+ * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS, BENCH_RECV_SECONDS,
+ * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated); BENCH_KEEP=1 keeps the folder with the logs.
+ * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { N8N_VERSION } from '../test/e2e/lib/n8n';
+import { installCleanupHandlers, stopAll } from '../test/e2e/lib/proc';
+import { startStack, type Stack } from '../test/e2e/lib/stack';
+import type { Workflow } from '../test/e2e/lib/workflow';
+import type { BenchContext } from './lib/context';
+import { machineLines } from './lib/machine';
+import { findN8nMain, findTaskRunner } from './lib/procfs';
+import { benchListing, startListingSandboxes } from './listing';
+import { benchMedia, mediaWorkflows } from './media';
+import { benchReceiving, benchReceivingLegacy, receivingWorkflows } from './receiving';
+import { restartN8n } from './lib/restart';
+import { benchSending, sendingWorkflows } from './sending';
+import { benchSigning } from './signing';
+
+const ALL = ['sending', 'receiving', 'media', 'listing', 'signing'] as const;
+type Section = (typeof ALL)[number];
+
+const OWNER = { email: 'owner@bench.example.com', password: 'Bench-owner-Passw0rd!', firstName: 'Bench', lastName: 'Owner' };
+
+const num = (name: string, fallback: number) => {
+	const v = Number(process.env[name]);
+	return Number.isFinite(v) && v > 0 ? v : fallback;
+};
+
+async function main(): Promise<number> {
+	const started = Date.now();
+	const args = process.argv.slice(2);
+	for (const a of args) if (!(ALL as readonly string[]).includes(a)) throw new Error(`unknown benchmark "${a}" (known: ${ALL.join(', ')})`);
+	const sections = new Set<Section>(args.length ? (args as Section[]) : ALL);
+	const rounds = num('BENCH_ROUNDS', 3);
+	const items = num('BENCH_ITEMS', 2000);
+	const recvSeconds = num('BENCH_RECV_SECONDS', 8);
+	const mediaMb = num('BENCH_MEDIA_MB', 50);
+	const templateSizes = (process.env.BENCH_TEMPLATES ?? '1000,10000').split(',').map(Number);
+	const log = (line: string) => process.stderr.write(`# ${line}\n`);
+	const out = (text: string) => process.stdout.write(`${text}\n`);
+	const dir = mkdtempSync(join(tmpdir(), 'bm-bench-'));
+	installCleanupHandlers(() => {
+		log(`interrupted; logs in ${dir}`);
+	});
+
+	out(
+		machineLines({
+			'Node (bench, sandbox, n8n)': process.version,
+			n8n: N8N_VERSION,
+			Rounds: String(rounds),
+		}).join('\n') + '\n',
+	);
+
+	let stack: Stack | undefined;
+	const stops: Array<() => Promise<void>> = [];
+	let failed = false;
+	const tables: Record<string, string> = {};
+	try {
+		const needsN8n = [...sections].some((s) => s !== 'signing');
+		if (needsN8n) {
+			const listing = sections.has('listing') ? await startListingSandboxes(dir, templateSizes) : undefined;
+			if (listing) stops.push(listing.stop);
+			let workflows: Workflow[] = [];
+			stack = await startStack({
+				dir,
+				owner: OWNER,
+				log,
+				workflows: ({ sandbox, credential, n8n }) => {
+					workflows = [
+						...(sections.has('sending') ? sendingWorkflows(credential, sandbox.url, sandbox.credentials.phoneNumberId) : []),
+						...(sections.has('receiving') ? receivingWorkflows(credential) : []),
+						...(sections.has('media') ? mediaWorkflows(credential, n8n.filesDir) : []),
+					];
+					return workflows;
+				},
+				publish: () => [],
+			});
+			stops.push(async () => {
+				await stack!.n8n.stop(); // the current server, also after a restart
+				await stack!.stop();
+			});
+			for (const w of workflows) await stack.n8n.activate(w.id);
+			const home = stack.n8n.home;
+			const ctx: BenchContext = {
+				stack,
+				dir,
+				rounds,
+				log,
+				n8nPids: () => {
+					const main = findN8nMain(home);
+					if (!main) return [];
+					const runner = findTaskRunner(main);
+					return runner ? [main, runner] : [main];
+				},
+			};
+			// Run order differs from print order: the receiving comparison restarts n8n with other settings, so it goes last.
+			const guarded = async (key: string, name: string, fn: () => Promise<string>) => {
+				try {
+					tables[key] = await fn();
+				} catch (error) {
+					failed = true;
+					tables[key] = `${name}: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`;
+				}
+				log(`${name}: done`);
+			};
+			if (sections.has('sending')) {
+				await guarded('1', '1. Sending', () =>
+					benchSending(ctx, workflows, items, Math.max(1, Math.floor(items / 4)), { items: num('BENCH_LATENCY_ITEMS', 200), ms: num('BENCH_LATENCY_MS', 25) }),
+				);
+			}
+			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));
+			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
+			if (sections.has('receiving')) {
+				await guarded('2', '2. Receiving', () => benchReceiving(ctx, workflows, recvSeconds));
+				await guarded('2c', '2c. Receiving (legacy expression engine)', async () => {
+					log('restarting n8n with N8N_EXPRESSION_ENGINE=legacy');
+					stack!.n8n = await restartN8n(stack!, OWNER, { N8N_EXPRESSION_ENGINE: 'legacy' });
+					return await benchReceivingLegacy(ctx, workflows, recvSeconds);
+				});
+			}
+		}
+		// Last, with n8n stopped: the signing figures are in-process and want a quiet machine.
+		for (const stop of stops.reverse()) await stop();
+		stops.length = 0;
+		if (sections.has('signing')) {
+			try {
+				tables['5'] = await benchSigning(rounds);
+			} catch (error) {
+				failed = true;
+				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
+			}
+		}
+		for (const key of ['1', '2', '2c', '3', '4', '5']) if (tables[key]) out(tables[key]);
+	} finally {
+		for (const stop of stops.reverse()) await stop().catch(() => undefined);
+		await stopAll();
+	}
+	log(`whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+	if (failed || process.env.BENCH_KEEP) log(`logs kept in ${dir}`);
+	else rmSync(dir, { recursive: true, force: true });
+	return failed ? 1 : 0;
+}
+
+main().then(
+	(code) => process.exit(code),
+	async (error) => {
+		process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		await stopAll();
+		process.exit(1);
+	},
+);
