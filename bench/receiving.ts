@@ -7,7 +7,6 @@ import { createHmac } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 import { rememberDelivery, deliveryKey, MAX_REMEMBERED_DELIVERIES } from '../nodes/BusinessMessagingTrigger/deliveryStore';
 import { verifySignature } from '../nodes/BusinessMessagingTrigger/signature';
-import * as proposal from './proposals/deliveryStore';
 import type { CredentialRef } from '../test/e2e/lib/workflows';
 import type { Workflow } from '../test/e2e/lib/workflow';
 import type { BenchContext } from './lib/context';
@@ -107,11 +106,7 @@ function isolation(secret: string) {
 	const keys = Array.from({ length: 2_000 }, (_, i) => deliveryKey(Buffer.from(`x${i}`)));
 	const storeTimes = perCall(keys.length, (i) => rememberDelivery(store, keys[i], now));
 	const storeJson = JSON.stringify(store).length;
-	// The one-pass version offered to the trigger's owner (bench/proposals), on the same full store.
-	const proposed: IDataObject = {};
-	for (let i = 0; i < MAX_REMEMBERED_DELIVERIES; i++) proposal.rememberDelivery(proposed, deliveryKey(Buffer.from(String(i))), now);
-	const proposedTimes = perCall(keys.length, (i) => proposal.rememberDelivery(proposed, keys[i], now));
-	return { smallTimes, largeTimes, storeTimes, proposedTimes, storeJson, smallSize: body.length };
+	return { smallTimes, largeTimes, storeTimes, storeJson, smallSize: body.length };
 }
 
 interface TargetResult {
@@ -218,7 +213,6 @@ export async function benchReceiving(ctx: BenchContext, workflows: Workflow[], s
 		[`verifySignature, ${iso.smallSize} B event`, us(iso.smallTimes, 50), us(iso.smallTimes, 99), us(iso.smallTimes, 100), `${verdict(verifyP99Ms <= 1)} (p99 ≤ 1 ms)`],
 		['verifySignature, 64 KB body', us(iso.largeTimes, 50), us(iso.largeTimes, 99), us(iso.largeTimes, 100), ''],
 		[`duplicate store full (${MAX_REMEMBERED_DELIVERIES} keys, ${fmt(iso.storeJson / 1024, 0)} KB as JSON): remember one`, us(iso.storeTimes, 50), us(iso.storeTimes, 99), us(iso.storeTimes, 100), ''],
-		['  the same, one-pass version (bench/proposals)', us(iso.proposedTimes, 50), us(iso.proposedTimes, 99), us(iso.proposedTimes, 100), ''],
 	];
 	return [
 		table(
