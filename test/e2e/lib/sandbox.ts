@@ -1,16 +1,9 @@
 /** Starts the sandbox through its CLI (its own process group) and talks to its unsigned control API. */
 import { join } from 'node:path';
 import { REPO_ROOT } from './n8n';
+import { SANDBOX_CREDENTIALS, type UploadedFile, type SentMessage as SandboxMessage } from '../../sandbox';
 import { freePort, startProcess, type Started, waitFor } from './proc';
 
-/** The sandbox's default credentials (test/sandbox/index.ts SANDBOX_CREDENTIALS). */
-export const SANDBOX_DEFAULTS = {
-	clientId: 'sandbox-client',
-	clientSecret: 'SENTINEL-client-secret-7f3a9c',
-	domain: 'sandbox.local',
-	webhookSecret: 'SENTINEL-webhook-secret-2b8e41',
-	phoneNumberId: '100200300',
-};
 
 export interface RecordedRequest {
 	seq: number;
@@ -31,16 +24,8 @@ export interface RecordedRequest {
 	authOk: boolean;
 }
 
-export interface SentMessage {
-	message_id: string;
-	kind: 'text' | 'media';
-	phone_number_id: string;
-	phone: string;
-	type: string;
-	body?: string;
-	caption?: string;
-	file?: { filename: string; contentType: string; size: number; sha256: string };
-}
+/** A message as the control API lists it (`?bytes=0`: file bytes left out). */
+export type SentMessage = Omit<SandboxMessage, 'file'> & { file?: Omit<UploadedFile, 'bytes' | 'field'> };
 
 export interface Delivery {
 	id: string;
@@ -61,7 +46,7 @@ export class SandboxProcess {
 	) {}
 
 	get credentials() {
-		return { baseUrl: this.url, ...SANDBOX_DEFAULTS, multipartSigning: 'rawBody' };
+		return { baseUrl: this.url, ...SANDBOX_CREDENTIALS, multipartSigning: 'rawBody' };
 	}
 
 	async start(port?: number): Promise<void> {
