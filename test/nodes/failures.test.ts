@@ -135,14 +135,22 @@ describe('retries', () => {
 
 	test('a refused connection is retried (nothing was sent), then explained', async () => {
 		const closed = await startSandbox();
-		const url = closed.url;
+		const { url, port } = closed;
 		await closed.stop();
-		const result = await sendText('nobody home', {});
-		expect(result.error).toBeUndefined();
-		const refused = await run(
-			{ resource: 'message', operation: 'sendText', phone: '+4915112345678', text: 'x' },
-			{ baseUrl: url },
-		);
+		const parameters = { resource: 'message', operation: 'sendText', phone: '+4915112345678', text: 'x' };
+		// The first attempt is refused; the service is back on the same port 0.2 s later, before the
+		// first retry (0.5 s): the send gets through only because it was retried.
+		const sending = run(parameters, { baseUrl: url });
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		const back = await startSandbox({ port });
+		try {
+			const result = await sending;
+			expect(result.error).toBeUndefined();
+			expect(back.messages).toHaveLength(1);
+		} finally {
+			await back.stop();
+		}
+		const refused = await run(parameters, { baseUrl: url });
 		expect(refused.error?.message).toBe('The service refused the connection');
 		expect(refused.error?.description).toContain('Base URL');
 	});

@@ -73,6 +73,16 @@ export interface ExecutionSummary {
 	};
 }
 
+/** An HTTP answer's status and body, parsed as JSON when it is JSON. */
+async function statusAndBody<T>(res: Response): Promise<{ status: number; body: T }> {
+	const text = await res.text();
+	try {
+		return { status: res.status, body: JSON.parse(text) as T };
+	} catch {
+		return { status: res.status, body: text as T };
+	}
+}
+
 export class N8n {
 	readonly installDir: string;
 	readonly home: string;
@@ -312,27 +322,13 @@ export class N8n {
 			},
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
-		const text = await res.text();
-		let parsed: unknown = text;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			// not JSON
-		}
-		return { status: res.status, body: parsed as T };
+		return await statusAndBody<T>(res);
 	}
 
 	/** A GET of any server path as the logged-in owner (e.g. `/types/nodes.json`). */
 	async getAsOwner<T = unknown>(path: string): Promise<{ status: number; body: T }> {
 		const res = await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: this.cookie, 'browser-id': 'e2e-driver' } });
-		const text = await res.text();
-		let parsed: unknown = text;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			// not JSON
-		}
-		return { status: res.status, body: parsed as T };
+		return await statusAndBody<T>(res);
 	}
 
 	/** Creates an API key with every scope the owner may grant; kept for `api()`. */
@@ -356,14 +352,7 @@ export class N8n {
 			headers: { 'X-N8N-API-KEY': this.apiKey, 'Content-Type': 'application/json', Accept: 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
-		const text = await res.text();
-		let parsed: unknown = text;
-		try {
-			parsed = JSON.parse(text);
-		} catch {
-			// not JSON
-		}
-		return { status: res.status, body: parsed as T };
+		return await statusAndBody<T>(res);
 	}
 
 	/** Activates a workflow on the running server (public API). */
