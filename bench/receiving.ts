@@ -5,7 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
-import { rememberDelivery, deliveryKey, MAX_REMEMBERED_DELIVERIES } from '../nodes/BusinessMessagingTrigger/deliveryStore';
+import { claimDelivery, deliveryKey, MAX_REMEMBERED_DELIVERIES } from '../nodes/BusinessMessagingTrigger/deliveryStore';
 import { verifySignature } from '../nodes/BusinessMessagingTrigger/signature';
 import type { CredentialRef } from '../test/e2e/lib/workflows';
 import type { Workflow } from '../test/e2e/lib/workflow';
@@ -102,9 +102,10 @@ function isolation(secret: string) {
 	const largeTimes = perCall(10_000, large);
 	// The duplicate store when full: what the trigger does per accepted event besides verifying.
 	const store: IDataObject = {};
-	for (let i = 0; i < MAX_REMEMBERED_DELIVERIES; i++) rememberDelivery(store, deliveryKey(Buffer.from(String(i))), now);
+	const scope = 'bench-workflow/bench-node';
+	for (let i = 0; i < MAX_REMEMBERED_DELIVERIES; i++) claimDelivery(scope, store, deliveryKey(Buffer.from(String(i))), now);
 	const keys = Array.from({ length: 2_000 }, (_, i) => deliveryKey(Buffer.from(`x${i}`)));
-	const storeTimes = perCall(keys.length, (i) => rememberDelivery(store, keys[i], now));
+	const storeTimes = perCall(keys.length, (i) => claimDelivery(scope, store, keys[i], now));
 	const storeJson = JSON.stringify(store).length;
 	return { smallTimes, largeTimes, storeTimes, storeJson, smallSize: body.length };
 }

@@ -8,7 +8,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { deliveryKey, rememberDelivery, wasDelivered } from './deliveryStore';
+import { claimDelivery, deliveryKey } from './deliveryStore';
 import {
 	ALL_EVENTS,
 	EVENT_TYPE_OPTIONS,
@@ -109,11 +109,10 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
 	// hide the event the user is waiting for.
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
-		const store = this.getWorkflowStaticData('node');
-		if (wasDelivered(store, key, nowSeconds)) {
+		const scope = `${this.getWorkflow().id ?? ''}/${this.getNode().id}`;
+		if (!claimDelivery(scope, this.getWorkflowStaticData('node'), key, nowSeconds)) {
 			return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
 		}
-		rememberDelivery(store, key, nowSeconds);
 	}
 
 	const json: IDataObject = options.outputDataOnly

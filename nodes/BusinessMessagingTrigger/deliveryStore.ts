@@ -35,38 +35,95 @@ type Remembered = Record<string, number>;
  */
 const STORED_KEY_LENGTH = 32;
 
+/**
+ * Deliveries accepted by this n8n process, per trigger node (`workflowId/nodeId`), oldest first.
+ * Static data alone cannot stop concurrent copies: n8n loads it afresh for every request and saves the
+ * whole of it afterwards, last write wins, so requests running at the same moment neither see each
+ * other's keys nor keep them. This memory is shared by all requests of the process and checked and
+ * updated without an `await` in between, so exactly one copy of a delivery is accepted; static data
+ * still carries the keys across restarts and to other processes.
+ */
+const acceptedInProcess = new Map<string, Map<string, number>>();
+
+/** Forgets what this process accepted, as a restart does (tests). */
+export function forgetInProcessDeliveries(): void {
+	acceptedInProcess.clear();
+}
+
 function remembered(store: IDataObject): Remembered {
 	const deliveries = store.deliveries;
 	if (typeof deliveries !== 'object' || deliveries === null || Array.isArray(deliveries)) return {};
 	return deliveries as Remembered;
 }
 
-/** Whether this body was accepted within the last REMEMBER_FOR_SECONDS. */
-export function wasDelivered(store: IDataObject, key: string, nowSeconds: number): boolean {
-	const acceptedAt = remembered(store)[key.slice(0, STORED_KEY_LENGTH)];
+function isFresh(acceptedAt: unknown, nowSeconds: number): acceptedAt is number {
 	return typeof acceptedAt === 'number' && nowSeconds - acceptedAt <= REMEMBER_FOR_SECONDS;
 }
 
 /**
- * Records an accepted body. Entries are kept in the order they were accepted (oldest first), so only
- * the front is visited: expired entries and those beyond the cap are dropped there, in one pass, which
- * matters because this runs on every accepted event (a full store sorted and rebuilt took ~3 ms).
- * Assigns the object again at the end: n8n notices (and saves) changes to static data only when a
- * property of the node's own object is set.
+ * Brings the saved keys this process does not know yet (saved before a restart, or by another process)
+ * into its memory; keeps the memory ordered by acceptance time when any arrive.
  */
-export function rememberDelivery(store: IDataObject, key: string, nowSeconds: number): void {
-	const storedKey = key.slice(0, STORED_KEY_LENGTH);
-	const deliveries = remembered(store);
-	delete deliveries[storedKey];
-	const keys = Object.keys(deliveries);
-	let excess = keys.length - (MAX_REMEMBERED_DELIVERIES - 1);
-	for (const oldest of keys) {
-		const acceptedAt = deliveries[oldest];
-		const expired = typeof acceptedAt !== 'number' || nowSeconds - acceptedAt > REMEMBER_FOR_SECONDS;
-		if (!expired && excess <= 0) break;
-		delete deliveries[oldest];
+function mergeSaved(memory: Map<string, number>, saved: Remembered, nowSeconds: number): Map<string, number> {
+	let merged: Map<string, number> | undefined;
+	for (const [key, acceptedAt] of Object.entries(saved)) {
+		if (memory.has(key) || !isFresh(acceptedAt, nowSeconds)) continue;
+		merged ??= new Map(memory);
+		merged.set(key, acceptedAt);
+	}
+	if (merged === undefined) return memory;
+	return new Map([...merged].sort((a, b) => a[1] - b[1]));
+}
+
+/**
+ * Drops expired entries and those beyond the cap from the front (the oldest), in one pass: this runs on
+ * every accepted event, and only the front is visited.
+ */
+function prune(memory: Map<string, number>, nowSeconds: number): void {
+	let excess = memory.size - MAX_REMEMBERED_DELIVERIES;
+	for (const [key, acceptedAt] of memory) {
+		if (isFresh(acceptedAt, nowSeconds) && excess <= 0) break;
+		memory.delete(key);
 		excess--;
 	}
-	deliveries[storedKey] = nowSeconds;
-	store.deliveries = deliveries;
+}
+
+/**
+ * Writes the process's memory into the static data. Assigns the object anew: n8n notices (and saves)
+ * changes to static data only when a property of the node's own object is set.
+ */
+function save(store: IDataObject, memory: Map<string, number>): void {
+	store.deliveries = Object.fromEntries(memory);
+}
+
+/** Whether the saved keys lack one this process accepted: a concurrent request's save overwrote it. */
+function savedLacksAccepted(memory: Map<string, number>, saved: Remembered, nowSeconds: number): boolean {
+	for (const [key, acceptedAt] of memory) {
+		if (isFresh(acceptedAt, nowSeconds) && saved[key] === undefined) return true;
+	}
+	return false;
+}
+
+/**
+ * Claims a delivery for one trigger node: true for the first copy of a body within REMEMBER_FOR_SECONDS
+ * (the caller starts the run), false for every other copy, whether it arrives later or at the same
+ * moment. Synchronous on purpose: the check and the record must not be split by an `await`.
+ * `store` is the node's static data as n8n loaded it for this request; it is updated so that n8n saves
+ * every key this process knows, which also repairs a key lost to a concurrent save.
+ */
+export function claimDelivery(scope: string, store: IDataObject, key: string, nowSeconds: number): boolean {
+	const storedKey = key.slice(0, STORED_KEY_LENGTH);
+	const saved = remembered(store);
+	const memory = mergeSaved(acceptedInProcess.get(scope) ?? new Map<string, number>(), saved, nowSeconds);
+	acceptedInProcess.set(scope, memory);
+
+	if (isFresh(memory.get(storedKey), nowSeconds)) {
+		if (savedLacksAccepted(memory, saved, nowSeconds)) save(store, memory);
+		return false;
+	}
+	memory.delete(storedKey);
+	memory.set(storedKey, nowSeconds);
+	prune(memory, nowSeconds);
+	save(store, memory);
+	return true;
 }

@@ -78,6 +78,11 @@ export interface TriggerSetup {
 	mode?: WorkflowExecuteMode;
 	/** Static data as n8n saved it (e.g. `savedStaticData()` of an earlier harness). */
 	staticData?: IDataObject;
+	/**
+	 * The workflow's id. By default every harness is a workflow of its own, so the trigger's in-process
+	 * memory of accepted deliveries starts empty for it, as after a restart; harnesses sharing an id share it.
+	 */
+	workflowId?: string;
 }
 
 export interface WebhookOutcome {
@@ -225,6 +230,8 @@ async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promi
 	}
 }
 
+let harnessCount = 0;
+
 export class TriggerHarness {
 	private saved: string;
 
@@ -232,7 +239,10 @@ export class TriggerHarness {
 
 	private readonly nodeTypes = new HarnessNodeTypes();
 
+	private readonly workflowId: string;
+
 	constructor(private readonly setup: TriggerSetup = {}) {
+		this.workflowId = setup.workflowId ?? `workflow-${++harnessCount}`;
 		this.saved = JSON.stringify(setup.staticData ?? {});
 		this.mode = setup.mode ?? 'webhook';
 	}
@@ -278,7 +288,7 @@ export class TriggerHarness {
 			credentials: { [CREDENTIAL_TYPE]: { id: 'credential-1', name: 'Business Messaging account' } },
 		};
 		const workflow = new Workflow({
-			id: 'workflow-1',
+			id: this.workflowId,
 			name: 'Trigger harness',
 			nodes: [node],
 			connections: {},
@@ -318,7 +328,7 @@ export class TriggerHarness {
 			node: TRIGGER_NODE_NAME,
 			path: `${node.webhookId}/${String(description?.path)}`,
 			webhookDescription: description,
-			workflowId: 'workflow-1',
+			workflowId: this.workflowId,
 			workflowExecuteAdditionalData: additionalData,
 		} as IWebhookData;
 
