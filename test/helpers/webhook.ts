@@ -83,6 +83,8 @@ export interface TriggerSetup {
 	 * memory of accepted deliveries starts empty for it, as after a restart; harnesses sharing an id share it.
 	 */
 	workflowId?: string;
+	/** The trigger node's version (default 1); n8n hands the node the raw body differently for 2. */
+	typeVersion?: number;
 }
 
 export interface WebhookOutcome {
@@ -218,6 +220,17 @@ function parsedBody(contentType: string, rawBody: Buffer): { ok: true; body: unk
 	return { ok: true, body: {} };
 }
 
+/** Content types n8n's body parser reads for webhook nodes after version 1 (`isParsableContentType`). */
+function isParsedByN8n(contentType: string): boolean {
+	return (
+		contentType.startsWith('application/json') ||
+		contentType.startsWith('text/plain') ||
+		contentType.startsWith('application/x-www-form-urlencoded') ||
+		contentType.endsWith('/xml') ||
+		contentType.endsWith('+xml')
+	);
+}
+
 /** Runs `fn` with `Date.now()` fixed, so timestamp windows are tested to the second. */
 async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promise<T> {
 	if (nowMs === undefined) return await fn();
@@ -277,11 +290,12 @@ export class TriggerHarness {
 			};
 		}
 
+		const typeVersion = this.setup.typeVersion ?? 1;
 		const node: INode = {
 			id: 'trigger-node-id',
 			name: TRIGGER_NODE_NAME,
 			type: TRIGGER_NODE_TYPE,
-			typeVersion: 1,
+			typeVersion,
 			position: [0, 0],
 			webhookId: 'harness-webhook-id',
 			parameters: { ...(this.setup.parameters ?? {}) },
@@ -298,11 +312,17 @@ export class TriggerHarness {
 		});
 		const workflowNode = workflow.getNode(TRIGGER_NODE_NAME) as INode;
 
-		const req = {
+		// n8n reads the body before calling a version 1 node; for later versions only when it parses the
+		// content type, leaving `readRawBody()` to the node (n8n/dist/webhooks/webhook-helpers.js, parseRequestBody).
+		const bodyReadByN8n = typeVersion === 1 || isParsedByN8n(contentType);
+		const req: Record<string, unknown> = {
 			method: 'POST',
 			headers,
-			body: parsed.body,
-			rawBody,
+			body: bodyReadByN8n ? parsed.body : undefined,
+			rawBody: bodyReadByN8n ? rawBody : undefined,
+			readRawBody: async () => {
+				req.rawBody = rawBody;
+			},
 			params: {},
 			query: {},
 			contentType,
