@@ -7,12 +7,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
+import { REPEATS_HOOK, RETRY_HOOK, RETRY_ON_FAIL_HOOK, sendingChecks } from './checks/sending';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
 import { startStack, type Stack } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
 import {
 	bareTriggerWorkflow,
+	bulkTextWorkflow,
 	contactWorkflow,
 	httpRequestWorkflow,
 	mediaWorkflow,
@@ -59,6 +61,16 @@ async function main(): Promise<number> {
 				webhookTestWorkflow(credential),
 				missingTemplateWorkflow(credential),
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
+				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
+				bulkTextWorkflow('e2eBulkRetryOnFail', credential, RETRY_ON_FAIL_HOOK, { parallelRequests: 1 }, {
+					retryOnFail: true,
+					maxTries: 2,
+					waitBetweenTries: 0,
+				}),
+				bulkTextWorkflow('e2eBulkRepeats', credential, REPEATS_HOOK, {
+					skipRepeatsWithin: 60,
+					repeatKey: '={{ $json.order_id }}-shipped',
+				}),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -74,7 +86,11 @@ async function main(): Promise<number> {
 	}
 	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
 
-	const checks: Check[] = [...(await runActionChecks(stack, mediaFile)), ...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID))];
+	const checks: Check[] = [
+		...(await runActionChecks(stack, mediaFile)),
+		...sendingChecks(stack),
+		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
+	];
 	for (const check of checks) await report.run(check);
 
 	await report.run({

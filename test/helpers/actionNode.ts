@@ -14,6 +14,10 @@ export interface RunActionOptions {
 	/** Overrides of the credential's fields (the sandbox's own values otherwise). */
 	credentials?: IDataObject;
 	continueOnFail?: boolean;
+	/** n8n's Retry On Fail setting of the node. */
+	retryOnFail?: { maxTries: number; waitBetweenTries?: number };
+	/** Retry this failed run as n8n's Retry button does. */
+	retryOf?: RunResult;
 }
 
 export async function runAction(
@@ -25,8 +29,14 @@ export async function runAction(
 		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
 		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
 		credentials: { businessMessagingApi: { ...sandbox.credentials, ...options.credentials } },
-		node: { type: ACTION_NODE_TYPE, parameters, continueOnFail: options.continueOnFail },
+		node: {
+			type: ACTION_NODE_TYPE,
+			parameters,
+			continueOnFail: options.continueOnFail,
+			...(options.retryOnFail && { retryOnFail: true, waitBetweenTries: 0, ...options.retryOnFail }),
+		},
 		input: options.input,
+		retryOf: options.retryOf,
 	});
 	assertNoSecrets('the action node’s output, error or logs', {
 		items: result.items,

@@ -83,9 +83,18 @@ export interface RunNodeOptions {
 		typeVersion?: number;
 		continueOnFail?: boolean;
 		name?: string;
+		/** n8n's node setting Retry On Fail, with its Max Tries and Wait Between Tries (ms). */
+		retryOnFail?: boolean;
+		maxTries?: number;
+		waitBetweenTries?: number;
 	};
 	/** Items fed into the node. Defaults to one empty item. */
 	input?: RunNodeInputItem[];
+	/**
+	 * A failed run to retry as n8n's Retry button does (ExecutionService.retry, loadWorkflow): its
+	 * saved execution data resumes at the failed node, the node taken from `node` above.
+	 */
+	retryOf?: RunResult;
 }
 
 export interface RunResult {
@@ -466,6 +475,9 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 		credentials: nodeCredentials,
 		// What n8n stores when "On Error" is "Continue": this.continueOnFail() reads it.
 		...(opts.node.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(opts.node.retryOnFail
+			? { retryOnFail: true, maxTries: opts.node.maxTries, waitBetweenTries: opts.node.waitBetweenTries }
+			: {}),
 	};
 
 	const workflowData = {
@@ -492,7 +504,8 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 		settings: workflowData.settings,
 	});
 
-	const hooks = new core.ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const mode = opts.retryOf ? 'retry' : 'manual';
+	const hooks = new core.ExecutionLifecycleHooks(mode, executionId, workflowData);
 	const finished = new Promise<IRun>((resolve) => {
 		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
 	});
@@ -504,21 +517,36 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 		currentNodeExecutionIndex: 0,
 	} as unknown as IWorkflowExecuteAdditionalData;
 
-	const runExecutionData = wf.createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
-		},
-	});
+	const runExecutionData = opts.retryOf
+		? retryData(opts.retryOf, workflow)
+		: wf.createRunExecutionData({
+				executionData: {
+					nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
+				},
+			});
 
 	try {
-		const execution = new core.WorkflowExecute(additionalData, 'manual', runExecutionData);
+		const execution = new core.WorkflowExecute(additionalData, mode, runExecutionData);
 		await execution.processRunExecutionData(workflow);
 		const run = await finished;
-		const taskData = run.data.resultData.runData[nodeName]?.[0];
+		const taskData = run.data.resultData.runData[nodeName]?.at(-1);
 		const outputs = (taskData?.data?.main ?? []).map((items) => items ?? []);
 		const error = (taskData?.error ?? run.data.resultData.error) as ExecutionBaseError | undefined;
 		return { items: outputs[0] ?? [], outputs, error, logs, run };
 	} finally {
 		inputByRun.delete(runId);
 	}
+}
+
+/** What n8n's ExecutionService.retry does to a failed execution's data before running it again. */
+function retryData(failed: RunResult, workflow: InstanceType<typeof wf.Workflow>) {
+	const data = structuredClone(failed.run.data);
+	delete data.resultData.error;
+	const last = data.resultData.lastNodeExecuted;
+	const runs = last ? data.resultData.runData[last] : undefined;
+	if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
+	for (const entry of data.executionData?.nodeExecutionStack ?? []) {
+		entry.node = workflow.getNode(entry.node.name) ?? entry.node;
+	}
+	return data;
 }

@@ -71,6 +71,24 @@ export const sendOptionsField: INodeProperties = {
 			description:
 				'How many messages to send at the same time. Messages to the same recipient still go out one after another, in item order, and all slow down together when the service asks to (429).',
 		},
+		{
+			displayName: 'Skip Repeats Within (Minutes)',
+			name: 'skipRepeatsWithin',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 1440,
+			description:
+				'Do not send a message whose Repeat Key was already sent by this node within this many minutes, also in earlier executions. 0 turns it off.',
+		},
+		{
+			displayName: 'Repeat Key',
+			name: 'repeatKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.order_id }}-shipped',
+			description:
+				'What makes two messages the same for Skip Repeats Within. Empty: the recipient and the message (text, or media type, caption and file).',
+		},
 		...(optionsField.options as INodeProperties[]),
 	],
 };

@@ -234,3 +234,33 @@ export function bareTriggerWorkflow(credential: CredentialRef, webhookId: string
 		}),
 	]);
 }
+
+/**
+ * Sends the text messages posted to it (`{ "messages": [{ "phone", "text", "order_id"? }] }`), one item
+ * each, with the given options of the send.
+ */
+export function bulkTextWorkflow(
+	id: string,
+	credential: CredentialRef,
+	hookPath: string,
+	options: Record<string, unknown> = {},
+	extra: Partial<WfNode> = {},
+): Workflow {
+	return chain(id, `E2E: bulk send (${hookPath})`, [
+		webhookTrigger(hookPath),
+		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
+		action(
+			'Send Text',
+			credential,
+			{
+				resource: 'message',
+				operation: 'sendText',
+				phoneNumberId: '',
+				phone: '={{ $json.phone }}',
+				text: '={{ $json.text }}',
+				options,
+			},
+			extra,
+		),
+	]);
+}

@@ -1,0 +1,135 @@
+/** Sending that does not embarrass: n8n's Retry and Retry On Fail do not send twice, repeats are skipped. */
+import type { ExecutionSummary } from '../lib/n8n';
+import { nodeOutput } from '../lib/n8n';
+import { assert, assertEqual, type Check } from '../lib/report';
+import type { Stack } from '../lib/stack';
+import type { Workflow } from '../lib/workflow';
+
+export const RETRY_HOOK = 'e2e-bulk-retry';
+export const RETRY_ON_FAIL_HOOK = 'e2e-bulk-retry-on-fail';
+export const REPEATS_HOOK = 'e2e-bulk-repeats';
+
+interface Message {
+	phone: string;
+	text: string;
+	order_id?: number;
+}
+
+function workflowOf(stack: Stack, hookPath: string): Workflow {
+	const wf = stack.workflows.find((w) => w.name.includes(`(${hookPath})`));
+	assert(wf, `no workflow for ${hookPath}`);
+	return wf;
+}
+
+/** Posts the messages to the workflow's webhook and returns its new execution. */
+async function runBulk(stack: Stack, hookPath: string, messages: Message[]): Promise<ExecutionSummary> {
+	const wf = workflowOf(stack, hookPath);
+	const before = (await stack.n8n.executions(wf.id)).length;
+	const res = await fetch(`${stack.n8n.baseUrl}/webhook/${hookPath}`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ messages }),
+	});
+	await res.text();
+	return (await stack.n8n.waitForExecutions(wf.id, before + 1))[0];
+}
+
+const bulk = (tag: string, count: number): Message[] =>
+	Array.from({ length: count }, (_, i) => ({ phone: `+1555200000${i % 3}`, text: `${tag} ${i}` }));
+
+/** How often the sandbox got each text that starts with `tag`. */
+async function sentCounts(stack: Stack, tag: string): Promise<Map<string, number>> {
+	const counts = new Map<string, number>();
+	for (const m of await stack.sandbox.messages()) {
+		if (m.body?.startsWith(`${tag} `)) counts.set(m.body, (counts.get(m.body) ?? 0) + 1);
+	}
+	return counts;
+}
+
+function assertEachOnce(counts: Map<string, number>, messages: Message[], what: string) {
+	for (const m of messages) assertEqual(counts.get(m.text) ?? 0, 1, `${what}: times "${m.text}" was sent`);
+}
+
+/** Fourth send answers 500 (not repeated by the node), the others go through. */
+async function failFourthSend(stack: Stack) {
+	await stack.sandbox.fault({ delayMs: 0, count: 3, path: '/w/message/text' });
+	await stack.sandbox.fault({ status: 500, count: 1, path: '/w/message/text' });
+}
+
+export function sendingChecks(stack: Stack): Check[] {
+	const { n8n } = stack;
+	const retryCase = (loadWorkflow: boolean): Check => ({
+		name: `Retry ${loadWorkflow ? '“with currently saved workflow”' : '“with original workflow”'} (POST /rest/executions/:id/retry) sends only what did not go out, and the output names the skipped items`,
+		fn: async () => {
+			const tag = `retry-${loadWorkflow ? 'saved' : 'original'}`;
+			const messages = bulk(tag, 6);
+			await failFourthSend(stack);
+			const failed = await runBulk(stack, RETRY_HOOK, messages);
+			await stack.sandbox.clearFaults();
+			assertEqual(failed.status, 'error', 'first execution status');
+			const sentBefore = await sentCounts(stack, tag);
+			assert(sentBefore.size > 0 && sentBefore.size < 6, `first attempt sent ${sentBefore.size} of 6`);
+
+			const retry = await n8n.rest<{ data?: { id?: string } }>('POST', `/executions/${failed.id}/retry`, { loadWorkflow });
+			assertEqual(retry.status, 200, `POST /rest/executions/${failed.id}/retry: ${JSON.stringify(retry.body).slice(0, 300)}`);
+			const wf = workflowOf(stack, RETRY_HOOK);
+			const executions = await n8n.waitForExecutions(wf.id, 1);
+			const retried = executions.find((e) => e.mode === 'retry' && e.id === retry.body.data?.id) ?? executions[0];
+			assertEqual(retried.mode, 'retry', 'mode of the newest execution');
+			assertEqual(retried.status, 'success', 'retried execution status');
+			assertEachOnce(await sentCounts(stack, tag), messages, 'after the retry');
+			const output = nodeOutput(retried, 'Send Text');
+			assertEqual(output.length, 6, 'items out of the retried node');
+			output.forEach((item, i) => {
+				const skipped = sentBefore.has(messages[i].text);
+				assertEqual(item.skipped === true, skipped, `item ${i} skipped`);
+				if (skipped) assert(String(item.skipReason).includes('Retry'), `item ${i} skipReason: ${String(item.skipReason)}`);
+			});
+		},
+	});
+	return [
+		retryCase(false),
+		retryCase(true),
+		{
+			name: 'Retry On Fail repeats the node without sending the earlier try’s messages again',
+			fn: async () => {
+				const messages = bulk('retry-on-fail', 6);
+				await failFourthSend(stack);
+				const execution = await runBulk(stack, RETRY_ON_FAIL_HOOK, messages);
+				await stack.sandbox.clearFaults();
+				assertEqual(execution.status, 'success', 'execution status');
+				assertEachOnce(await sentCounts(stack, 'retry-on-fail'), messages, 'after Retry On Fail');
+				const skipped = nodeOutput(execution, 'Send Text').filter((item) => item.skipped === true);
+				assert(skipped.length > 0, 'no item was reported as skipped');
+			},
+		},
+		{
+			name: 'Skip Repeats Within (n8n’s processed-data store) skips a Repeat Key already sent, within a run and across runs',
+			fn: async () => {
+				const first: Message[] = [
+					{ phone: '+15552000010', text: 'repeats: order 1 shipped', order_id: 1 },
+					{ phone: '+15552000011', text: 'repeats: order 2 shipped', order_id: 2 },
+					{ phone: '+15552000011', text: 'repeats: order 2 shipped (again)', order_id: 2 },
+				];
+				const one = await runBulk(stack, REPEATS_HOOK, first);
+				assertEqual(one.status, 'success', 'first run status');
+				assertEqual(
+					nodeOutput(one, 'Send Text').map((item) => item.skipped === true),
+					[false, false, true],
+					'first run: skipped items',
+				);
+				const second: Message[] = [
+					{ phone: '+15552000010', text: 'repeats: order 1 shipped (next run)', order_id: 1 },
+					{ phone: '+15552000012', text: 'repeats: order 3 shipped', order_id: 3 },
+				];
+				const two = await runBulk(stack, REPEATS_HOOK, second);
+				assertEqual(two.status, 'success', 'second run status');
+				const out = nodeOutput(two, 'Send Text');
+				assertEqual(out.map((item) => item.skipped === true), [true, false], 'second run: skipped items');
+				assert(String(out[0].skipReason).includes('Skip Repeats Within'), `skipReason: ${String(out[0].skipReason)}`);
+				const texts = (await stack.sandbox.messages()).map((m) => m.body).filter((b) => b?.startsWith('repeats:'));
+				assertEqual(texts, ['repeats: order 1 shipped', 'repeats: order 2 shipped', 'repeats: order 3 shipped'], 'texts the sandbox got');
+			},
+		},
+	];
+}
