@@ -7,7 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
-import { REPEATS_HOOK, RETRY_HOOK, RETRY_ON_FAIL_HOOK, sendingChecks } from './checks/sending';
+import {
+	REPEATS_HOOK,
+	RETRY_HOOK,
+	RETRY_ON_FAIL_HOOK,
+	sendingChecks,
+	TEST_MODE_CREDENTIAL,
+	TEST_MODE_HOOK,
+	TEST_RECIPIENT,
+} from './checks/sending';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
 import { startStack, type Stack } from './lib/stack';
@@ -52,7 +60,8 @@ async function main(): Promise<number> {
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: (line) => process.stdout.write(`# ${line}\n`),
-			workflows: ({ sandbox, credential, n8n }) => [
+			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
+			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
 				templateWorkflow(credential),
 				textWorkflow(credential),
@@ -71,6 +80,7 @@ async function main(): Promise<number> {
 					skipRepeatsWithin: 60,
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
+				bulkTextWorkflow('e2eBulkTestMode', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_HOOK),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],

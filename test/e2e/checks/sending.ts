@@ -8,6 +8,9 @@ import type { Workflow } from '../lib/workflow';
 export const RETRY_HOOK = 'e2e-bulk-retry';
 export const RETRY_ON_FAIL_HOOK = 'e2e-bulk-retry-on-fail';
 export const REPEATS_HOOK = 'e2e-bulk-repeats';
+export const TEST_MODE_HOOK = 'e2e-bulk-test-mode';
+export const TEST_MODE_CREDENTIAL = 'Business Messaging (sandbox, Test Mode)';
+export const TEST_RECIPIENT = '+15559990000';
 
 interface Message {
 	phone: string;
@@ -88,6 +91,27 @@ export function sendingChecks(stack: Stack): Check[] {
 		},
 	});
 	return [
+		{
+			name: 'Test Mode in the credential: every message goes to the test recipient; output and output-panel hint say so',
+			fn: async () => {
+				const messages = bulk('test-mode', 2);
+				const execution = await runBulk(stack, TEST_MODE_HOOK, messages);
+				assertEqual(execution.status, 'success', 'execution status');
+				const got = (await stack.sandbox.messages()).filter((m) => m.body?.startsWith('test-mode '));
+				assertEqual(got.map((m) => [m.phone, m.body]), messages.map((m) => [TEST_RECIPIENT, m.text]), 'messages the sandbox got');
+				const output = nodeOutput(execution, 'Send Text');
+				assertEqual(
+					output.map((item) => [item.testMode, item.intendedRecipient]),
+					messages.map((m) => ['redirected', m.phone]),
+					'testMode and intendedRecipient',
+				);
+				const task = execution.data?.resultData.runData['Send Text']?.[0] as { hints?: Array<{ message: string }> };
+				assert(
+					task.hints?.some((hint) => hint.message.includes(`test recipient ${TEST_RECIPIENT}`)),
+					`no Test Mode hint in the node's run data: ${JSON.stringify(task.hints)}`,
+				);
+			},
+		},
 		retryCase(false),
 		retryCase(true),
 		{
