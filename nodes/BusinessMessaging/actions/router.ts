@@ -6,7 +6,7 @@ import * as message from './message';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
-import { MAX_PARALLEL_REQUESTS } from './common.descriptions';
+import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './common.descriptions';
 import { type MessageOf, startSendGuard } from '../helpers/sendOnce';
 
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
@@ -54,7 +54,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 	const parallel = module.recipientOf
 		? Math.min(
-				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, 1) as number), 1),
+				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number), 1),
 				MAX_PARALLEL_REQUESTS,
 			)
 		: 1;

@@ -10,6 +10,7 @@ import type {
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { signRequest } from '../../../credentials/BusinessMessagingApi.credentials';
+import { waitForSlot } from '../helpers/pacing';
 import { testModeOf } from '../helpers/testMode';
 
 export const CREDENTIAL_TYPE = 'businessMessagingApi';
@@ -215,8 +216,13 @@ export async function apiRequest(
 		const bytes = Buffer.isBuffer(signed.body) ? signed.body.length : 0;
 		return { request: { method, url: signed.url, bytes, signed: Boolean(signed.headers?.['X-Service-Signature-256']) } };
 	}
+	const perSecond =
+		message && itemIndex !== undefined
+			? Number((this as IExecuteFunctions).getNodeParameter('options.maxMessagesPerSecond', 0, 0))
+			: 0;
 	for (let attempt = 1; ; attempt++) {
 		await waitForBackOff(this);
+		await waitForSlot(this, perSecond);
 		try {
 			const response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,
