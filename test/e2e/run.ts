@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import {
+	DEFAULT_HOOK,
+	PACED_HOOK,
+	PACED_RATE,
 	REPEATS_HOOK,
 	RETRY_HOOK,
 	RETRY_ON_FAIL_HOOK,
@@ -15,6 +18,9 @@ import {
 	TEST_MODE_CREDENTIAL,
 	TEST_MODE_HOOK,
 	TEST_RECIPIENT,
+	TEMPLATE,
+	TEMPLATE_RECIPIENT,
+	TEMPLATE_VALUES,
 } from './checks/sending';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
@@ -29,6 +35,7 @@ import {
 	missingTemplateWorkflow,
 	orderWorkflow,
 	replyWorkflow,
+	templateSendWorkflow,
 	templateWorkflow,
 	textWorkflow,
 	webhookTestWorkflow,
@@ -80,6 +87,9 @@ async function main(): Promise<number> {
 					skipRepeatsWithin: 60,
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
+				bulkTextWorkflow('e2eBulkDefault', credential, DEFAULT_HOOK),
+				bulkTextWorkflow('e2eBulkPaced', credential, PACED_HOOK, { maxMessagesPerSecond: PACED_RATE }),
+				templateSendWorkflow(credential, TEMPLATE.id, TEMPLATE_VALUES, TEMPLATE_RECIPIENT),
 				bulkTextWorkflow('e2eBulkTestMode', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_HOOK),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),

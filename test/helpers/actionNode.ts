@@ -4,7 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import type { Sandbox } from '../sandbox';
-import { runListSearch, runNode, type RunNodeInputItem, type RunResult } from './engine';
+import { runListSearch, runNode, runResourceMapping, type RunNodeInputItem, type RunResult } from './engine';
 import { assertNoSecrets } from './secrets';
 
 export const ACTION_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
@@ -60,4 +60,19 @@ export async function searchTemplates(sandbox: Sandbox, filter?: string, paginat
 	});
 	assertNoSecrets('the template search', result);
 	return result;
+}
+
+/** The Placeholder Values fields the editor shows for the given Template field value. */
+export async function templatePlaceholderFields(sandbox: Sandbox, templateId: string) {
+	return await runResourceMapping({
+		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
+		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
+		credentials: { businessMessagingApi: { ...sandbox.credentials } },
+		node: {
+			type: ACTION_NODE_TYPE,
+			parameters: { resource: 'template', operation: 'render', templateId: { __rl: true, mode: 'id', value: templateId } },
+		},
+		method: 'getTemplatePlaceholders',
+		parameterPath: 'parameters.placeholderValues',
+	});
 }

@@ -32,6 +32,7 @@ import type {
 	IRun,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
+	ResourceMapperFields,
 	Logger as WorkflowLogger,
 } from 'n8n-workflow';
 
@@ -403,10 +404,8 @@ function baseAdditionalData(opts: Pick<RunNodeOptions, 'credentialTypes' | 'cred
 	};
 }
 
-/** Calls a node's `methods.listSearch` function through n8n-core's LoadOptionsContext, as the editor does. */
-export async function runListSearch(
-	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string; filter?: string; paginationToken?: string },
-): Promise<INodeListSearchResult> {
+/** n8n-core's LoadOptionsContext for one node, as the editor's option and field loaders get it. */
+async function loadOptionsContext(opts: Omit<RunNodeOptions, 'input'> & { parameterPath: string }) {
 	await ensureSetup();
 	const nodeTypes = new TestNodeTypes(opts.nodeTypes);
 	const type = nodeTypes.getByNameAndVersion(opts.node.type, opts.node.typeVersion);
@@ -428,10 +427,27 @@ export async function runListSearch(
 		nodeTypes,
 	});
 	const additionalData = baseAdditionalData(opts) as unknown as IWorkflowExecuteAdditionalData;
-	const context = new core.LoadOptionsContext(workflow, node, additionalData, opts.parameterPath);
+	return { type, context: new core.LoadOptionsContext(workflow, node, additionalData, opts.parameterPath) };
+}
+
+/** Calls a node's `methods.listSearch` function through n8n-core's LoadOptionsContext, as the editor does. */
+export async function runListSearch(
+	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string; filter?: string; paginationToken?: string },
+): Promise<INodeListSearchResult> {
+	const { type, context } = await loadOptionsContext(opts);
 	const search = type.methods?.listSearch?.[opts.method];
 	if (!search) throw new Error(`engine harness: no listSearch method "${opts.method}"`);
 	return await search.call(context, opts.filter, opts.paginationToken);
+}
+
+/** Calls a node's `methods.resourceMapping` function (the fields of a resource mapper), as the editor does. */
+export async function runResourceMapping(
+	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string },
+): Promise<ResourceMapperFields> {
+	const { type, context } = await loadOptionsContext(opts);
+	const method = type.methods?.resourceMapping?.[opts.method];
+	if (!method) throw new Error(`engine harness: no resourceMapping method "${opts.method}"`);
+	return await method.call(context);
 }
 
 export async function runNode(opts: RunNodeOptions): Promise<RunResult> {

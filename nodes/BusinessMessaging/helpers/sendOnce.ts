@@ -9,6 +9,8 @@ export interface OutgoingMessage {
 	phone: string;
 	/** The text, or for media its type, caption and a hash of the file. */
 	content: string;
+	/** When the text is a template's body. */
+	template?: IDataObject;
 }
 
 export type MessageOf = (this: IExecuteFunctions, itemIndex: number) => Promise<OutgoingMessage>;

@@ -1,6 +1,9 @@
 /** Sending that does not embarrass: n8n's Retry and Retry On Fail do not send twice, repeats are skipped. */
+import { makeTemplate, type Template } from '../../sandbox/seed';
 import type { ExecutionSummary } from '../lib/n8n';
 import { nodeOutput } from '../lib/n8n';
+import { runThroughServer } from './actions';
+import { ACTION_TYPE, CREDENTIAL_TYPE } from '../lib/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../lib/stack';
 import type { Workflow } from '../lib/workflow';
@@ -11,6 +14,20 @@ export const REPEATS_HOOK = 'e2e-bulk-repeats';
 export const TEST_MODE_HOOK = 'e2e-bulk-test-mode';
 export const TEST_MODE_CREDENTIAL = 'Business Messaging (sandbox, Test Mode)';
 export const TEST_RECIPIENT = '+15559990000';
+export const DEFAULT_HOOK = 'e2e-bulk-default';
+export const PACED_HOOK = 'e2e-bulk-paced';
+export const PACED_RATE = 5;
+export const TEMPLATE_RECIPIENT = '+15553330000';
+
+/** An approved seeded template with three body placeholders (the sandbox serves the same seed). */
+export const TEMPLATE: Template = (() => {
+	for (let id = 1; id < 250; id++) {
+		const t = makeTemplate(id);
+		if (t.status === 'APPROVED' && (t.components.find((c) => c.type === 'BODY')?.text?.match(/\{\{\d+\}\}/g) ?? []).length === 3) return t;
+	}
+	throw new Error('no approved template with three placeholders in the seed');
+})();
+export const TEMPLATE_VALUES = { 'body.1': 'Ann', 'body.2': '#1042', 'body.3': 'Friday' };
 
 interface Message {
 	phone: string;
@@ -91,6 +108,79 @@ export function sendingChecks(stack: Stack): Check[] {
 		},
 	});
 	return [
+		{
+			name: 'Fast by default: without options the node has several sends in flight at once; nothing lost or doubled, order per recipient kept',
+			fn: async () => {
+				const messages = bulk('default', 12);
+				const since = await stack.sandbox.mark();
+				await stack.sandbox.fault({ delayMs: 300, count: 12, path: '/w/message/text' });
+				const execution = await runBulk(stack, DEFAULT_HOOK, messages);
+				await stack.sandbox.clearFaults();
+				assertEqual(execution.status, 'success', 'execution status');
+				assertEachOnce(await sentCounts(stack, 'default'), messages, 'default send');
+				const got = (await stack.sandbox.messages()).filter((m) => m.body?.startsWith('default '));
+				for (const phone of new Set(messages.map((m) => m.phone))) {
+					assertEqual(
+						got.filter((m) => m.phone === phone).map((m) => m.body),
+						messages.filter((m) => m.phone === phone).map((m) => m.text),
+						`order of ${phone}'s messages`,
+					);
+				}
+				// In flight at once: requests that reached the sandbox before it had answered the first one.
+				const firstAnswer = Math.min(...got.map((m) => Date.parse(m.created_at)));
+				const requests = (await stack.sandbox.requests(since)).filter((r) => r.path === '/w/message/text');
+				const early = requests.filter((r) => Date.parse(r.receivedAt) < firstAnswer).length;
+				assert(early >= 2, `only ${early} request(s) had arrived before the first answer: not sent concurrently`);
+			},
+		},
+		{
+			name: `Max Messages per Second ${PACED_RATE}: six messages take the node at least a second`,
+			fn: async () => {
+				const messages = bulk('paced', 6);
+				const execution = await runBulk(stack, PACED_HOOK, messages);
+				assertEqual(execution.status, 'success', 'execution status');
+				assertEachOnce(await sentCounts(stack, 'paced'), messages, 'paced send');
+				// n8n's own record of the node's time (the sandbox's clock runs faster in this suite).
+				const task = execution.data?.resultData.runData['Send Text']?.[0] as { executionTime?: number };
+				const least = ((messages.length - 1) / PACED_RATE) * 1000;
+				assert((task.executionTime ?? 0) >= least, `the paced node took ${task.executionTime} ms, less than ${least} ms`);
+			},
+		},
+		{
+			name: 'Template: the editor’s resource-mapper call lists one field per placeholder; Render and Send Text From Template fill them',
+			fn: async () => {
+				const fields = await n8n.rest<{ data: { fields: Array<{ id: string; displayName: string; required: boolean }> } }>(
+					'POST',
+					'/dynamic-node-parameters/resource-mapper-fields',
+					{
+						path: 'parameters.placeholderValues',
+						nodeTypeAndVersion: { name: ACTION_TYPE, version: 1 },
+						currentNodeParameters: {
+							resource: 'template',
+							operation: 'render',
+							templateId: { __rl: true, mode: 'id', value: String(TEMPLATE.id) },
+						},
+						methodName: 'getTemplatePlaceholders',
+						credentials: { [CREDENTIAL_TYPE]: stack.credential },
+					},
+				);
+				assertEqual(fields.status, 200, `resource-mapper-fields: ${JSON.stringify(fields.body).slice(0, 300)}`);
+				assertEqual(
+					fields.body.data.fields.filter((f) => f.id.startsWith('body.')).map((f) => [f.id, f.displayName, f.required]),
+					[['body.1', 'Body {{1}}', true], ['body.2', 'Body {{2}}', true], ['body.3', 'Body {{3}}', true]],
+					'Placeholder Values fields',
+				);
+				const wf = stack.workflows.find((w) => w.name.startsWith('E2E: render a template'));
+				assert(wf, 'no template workflow');
+				const execution = await runThroughServer(n8n, wf);
+				assertEqual(execution.status, 'success', 'execution status');
+				let expected = TEMPLATE.components.find((c) => c.type === 'BODY')!.text!;
+				for (const [key, value] of Object.entries(TEMPLATE_VALUES)) expected = expected.split(`{{${key.split('.')[1]}}}`).join(value);
+				assertEqual(nodeOutput(execution, 'Render')[0]?.body, expected, 'rendered body');
+				const sent = (await stack.sandbox.messages()).filter((m) => m.phone === TEMPLATE_RECIPIENT).map((m) => m.body);
+				assertEqual(sent, [expected], 'text the sandbox got');
+			},
+		},
 		{
 			name: 'Test Mode in the credential: every message goes to the test recipient; output and output-panel hint say so',
 			fn: async () => {

@@ -264,3 +264,22 @@ export function bulkTextWorkflow(
 		),
 	]);
 }
+
+/** Template → Render, then Send Text From Template with the same values. */
+export function templateSendWorkflow(credential: CredentialRef, templateId: number, values: Record<string, string>, phone: string, hookPath = 'e2e-template-send'): Workflow {
+	const template = { __rl: true, mode: 'id', value: String(templateId) };
+	const placeholderValues = { mappingMode: 'defineBelow', value: values };
+	return chain('e2eTemplateSend', 'E2E: render a template and send its body', [
+		webhookTrigger(hookPath),
+		action('Render', credential, { resource: 'template', operation: 'render', templateId: template, placeholderValues }),
+		action('Send From Template', credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone,
+			textSource: 'template',
+			templateId: template,
+			placeholderValues,
+		}),
+	]);
+}
