@@ -17,6 +17,7 @@ import {
 	sendingChecks,
 	TEST_MODE_CREDENTIAL,
 	TEST_MODE_HOOK,
+	TEST_MODE_REPEATS_HOOK,
 	TEST_RECIPIENT,
 	TEMPLATE,
 	TEMPLATE_RECIPIENT,
@@ -91,6 +92,10 @@ async function main(): Promise<number> {
 				bulkTextWorkflow('e2eBulkPaced', credential, PACED_HOOK, { maxMessagesPerSecond: PACED_RATE }),
 				templateSendWorkflow(credential, TEMPLATE.id, TEMPLATE_VALUES, TEMPLATE_RECIPIENT),
 				bulkTextWorkflow('e2eBulkTestMode', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_HOOK),
+				bulkTextWorkflow('e2eBulkTestModeRepeats', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_REPEATS_HOOK, {
+					skipRepeatsWithin: 60,
+					repeatKey: '={{ $json.order_id }}-shipped',
+				}),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],

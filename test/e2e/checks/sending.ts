@@ -14,6 +14,7 @@ export const REPEATS_HOOK = 'e2e-bulk-repeats';
 export const TEST_MODE_HOOK = 'e2e-bulk-test-mode';
 export const TEST_MODE_CREDENTIAL = 'Business Messaging (sandbox, Test Mode)';
 export const TEST_RECIPIENT = '+15559990000';
+export const TEST_MODE_REPEATS_HOOK = 'e2e-bulk-test-mode-repeats';
 export const DEFAULT_HOOK = 'e2e-bulk-default';
 export const PACED_HOOK = 'e2e-bulk-paced';
 export const PACED_RATE = 5;
@@ -200,6 +201,20 @@ export function sendingChecks(stack: Stack): Check[] {
 					task.hints?.some((hint) => hint.message.includes(`test recipient ${TEST_RECIPIENT}`)),
 					`no Test Mode hint in the node's run data: ${JSON.stringify(task.hints)}`,
 				);
+			},
+		},
+		{
+			name: 'Test Mode: a message sent to the test recipient does not count as sent for Skip Repeats Within',
+			fn: async () => {
+				const message: Message = { phone: '+15552000020', text: 'tm-repeats: order 9 shipped', order_id: 9 };
+				const one = await runBulk(stack, TEST_MODE_REPEATS_HOOK, [message]);
+				const two = await runBulk(stack, TEST_MODE_REPEATS_HOOK, [message]);
+				for (const [run, what] of [[one, 'first'], [two, 'second']] as const) {
+					assertEqual(run.status, 'success', `${what} run status`);
+					assertEqual(nodeOutput(run, 'Send Text').map((item) => [item.skipped ?? false, item.testMode]), [[false, 'redirected']], `${what} run output`);
+				}
+				const got = (await stack.sandbox.messages()).filter((m) => m.body === message.text).map((m) => m.phone);
+				assertEqual(got, [TEST_RECIPIENT, TEST_RECIPIENT], 'messages the sandbox got');
 			},
 		},
 		retryCase(false),
