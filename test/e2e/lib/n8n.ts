@@ -1,5 +1,5 @@
 /**
- * Drives a real n8n 2.41.1 without its UI: install (cached), a throwaway user folder with this package in
+ * Drives a real n8n (2.41.1 unless N8N_VERSION says otherwise; versions.ts) without its UI: install (cached), a throwaway user folder with this package in
  * its nodes folder, CLI imports, the server, owner login, an API key, executions. Shared by the e2e suite
  * and the demo: each fact about n8n lives here once. Facts measured in /work/shared/notes/real-n8n.md.
  */
@@ -8,14 +8,17 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { freePort, run, startProcess, type Started, waitFor } from './proc';
+import { n8nVersionFacts, selectedN8nVersion } from './versions';
 
-export const N8N_VERSION = '2.41.1';
+/** The n8n version of this run (`N8N_VERSION`, default 2.41.1; see versions.ts). */
+export const N8N_VERSION = selectedN8nVersion();
 export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
 export const REPO_ROOT = resolve(__dirname, '../../..');
 
-/** Installs n8n into the cache folder (reused when complete) and returns that folder. */
-export async function installN8n(): Promise<string> {
-	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh')], {
+/** Installs an n8n version into the cache folder (reused when complete) and returns that folder. */
+export async function installN8n(version = N8N_VERSION): Promise<string> {
+	const { installOverrides } = n8nVersionFacts(version);
+	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh'), version, JSON.stringify(installOverrides)], {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		timeoutMs: 30 * 60_000,
 	});
