@@ -3,15 +3,17 @@
  * registry (answered by a local verdaccio inside an offline namespace, see lib/registry.ts), through the
  * REST calls of Settings → Community Nodes: install, update offered and applied, uninstall, reinstall, the
  * errors a user can meet; then the declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV).
- * npm run test:install  (runs itself inside scripts/offline-namespace.sh; E2E_KEEP=1 keeps the logs)
+ * npm run test:install  (installs n8n and verdaccio, then runs itself inside scripts/offline-namespace.sh;
+ * E2E_KEEP=1 keeps the logs)
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runThroughServer } from './checks/actions';
 import { buildAndPack, installN8n, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from './lib/n8n';
 import { installCleanupHandlers, run, sleep, stopAll } from './lib/proc';
-import { LocalRegistry } from './lib/registry';
+import { installVerdaccio, LocalRegistry } from './lib/registry';
 import { assert, assertEqual, createReporter } from './lib/report';
 import { SandboxProcess } from './lib/sandbox';
 import { waitForWebhook } from './lib/stack';
@@ -324,7 +326,19 @@ async function main(): Promise<number> {
 	return await finish();
 }
 
-main().then(
+/**
+ * Outside the namespace: install what needs the real registry (n8n, verdaccio), then run this file again
+ * inside scripts/offline-namespace.sh, in the foreground (Ctrl-C reaches it).
+ */
+async function enterNamespace(): Promise<number> {
+	await installN8n();
+	await installVerdaccio();
+	const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
+	const child = spawn('bash', [join(REPO_ROOT, 'scripts/offline-namespace.sh'), process.execPath, tsxCli, __filename], { stdio: 'inherit' });
+	return await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+}
+
+(process.env.BM_OFFLINE_NAMESPACE === '1' ? main() : enterNamespace()).then(
 	(code) => process.exit(code),
 	async (error) => {
 		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);

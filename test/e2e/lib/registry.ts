@@ -5,11 +5,23 @@
  * n8n's own install code then runs unmodified. Storage, CA, npm cache and npmrc live in a temp folder.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:https';
 import { join } from 'node:path';
 import { REPO_ROOT } from './n8n';
 import { run, startProcess, type Started, waitFor } from './proc';
+
+/** verdaccio's own folder (package.json and lock committed; node_modules installed on first use). */
+const VERDACCIO_DIR = join(REPO_ROOT, 'test/e2e/verdaccio');
+
+/** Installs the pinned verdaccio from its lock file the first time (outside the namespace: it needs the registry). */
+export async function installVerdaccio(): Promise<string> {
+	const bin = join(VERDACCIO_DIR, 'node_modules/verdaccio/bin/verdaccio');
+	if (!existsSync(bin)) {
+		await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: VERDACCIO_DIR, timeoutMs: 600_000 });
+	}
+	return bin;
+}
 
 /** n8n's default registry (community-packages.service.js); only this one works without an enterprise licence. */
 export const N8N_DEFAULT_REGISTRY = 'https://registry.npmjs.org';
@@ -94,7 +106,8 @@ export class LocalRegistry {
 
 	/** Starts (or restarts, same storage) verdaccio on 443 and waits until it answers over TLS. */
 	async listen(): Promise<void> {
-		const bin = join(REPO_ROOT, 'node_modules/verdaccio/bin/verdaccio');
+		const bin = join(VERDACCIO_DIR, 'node_modules/verdaccio/bin/verdaccio');
+		if (!existsSync(bin)) throw new Error(`verdaccio is not installed: run installVerdaccio() before entering the namespace`);
 		this.proc = startProcess(process.execPath, [bin, '--config', join(this.dir, 'config.yaml'), '--listen', `https://127.0.0.1:443`], {
 			cwd: this.dir,
 			env: { ...process.env, ...this.clientEnv },
