@@ -2,8 +2,9 @@
  * Install suite: this package installed the way users install it. n8n fetches it by name from its built-in
  * registry (answered by a local verdaccio inside an offline namespace, see lib/registry.ts), through the
  * REST calls of Settings → Community Nodes: install, update offered and applied, uninstall, reinstall, the
- * errors a user can meet; then the declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV).
- * npm run test:install  (installs n8n and verdaccio, then runs itself inside scripts/offline-namespace.sh;
+ * errors a user can meet; then the declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV). First, the
+ * tarball itself: its file list, its README's links, n8n's scanner rules.
+ * npm run test:install  (installs n8n and the tools, then runs itself inside scripts/offline-namespace.sh;
  * E2E_KEEP=1 keeps the logs)
  */
 import { spawn } from 'node:child_process';
@@ -11,9 +12,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runThroughServer } from './checks/actions';
-import { buildAndPack, installN8n, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from './lib/n8n';
+import { packageChecks } from './checks/package';
+import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from './lib/n8n';
 import { installCleanupHandlers, run, sleep, stopAll } from './lib/proc';
-import { installVerdaccio, LocalRegistry } from './lib/registry';
+import { installTools, LocalRegistry } from './lib/registry';
 import { assert, assertEqual, createReporter } from './lib/report';
 import { SandboxProcess } from './lib/sandbox';
 import { waitForWebhook } from './lib/stack';
@@ -126,7 +128,7 @@ async function main(): Promise<number> {
 	const text = textWorkflow(credential, 'install-text');
 	const trigger = replyWorkflow(credential, { id: 'installTrigger', name: 'Install: trigger', webhookId: TRIGGER_WEBHOOK_ID });
 	try {
-		say('installing n8n (cached), building and packing, starting the registry and the sandbox…');
+		say(`n8n ${N8N_VERSION}; installing n8n (cached), building and packing, starting the registry and the sandbox…`);
 		const installDir = await installN8n();
 		tarball = await buildAndPack(join(dir, 'pack'));
 		await registry.start();
@@ -146,6 +148,11 @@ async function main(): Promise<number> {
 		report.result('set-up: local registry, sandbox, n8n', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 		return await finish();
 	}
+
+	const unpacked = join(dir, 'unpacked');
+	await run('mkdir', ['-p', unpacked]);
+	await run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1']);
+	for (const check of packageChecks(tarball, unpacked)) await report.run(check);
 
 	await report.run({
 		name: 'install by name (POST /rest/community-packages): n8n fetches it from its default registry; both nodes and the credential appear',
@@ -281,7 +288,8 @@ async function main(): Promise<number> {
 	});
 	await n8n.stop();
 
-	await report.run({
+	if (!n8n.features.communityPackagesFromEnv) say(`n8n ${N8N_VERSION} has no N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV: declarative install not tried`);
+	else await report.run({
 		name: 'declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV, N8N_COMMUNITY_PACKAGES) on a fresh user folder: installed at start, runs, the screen cannot change it',
 		timeoutMs: 420_000,
 		fn: async () => {
@@ -332,7 +340,7 @@ async function main(): Promise<number> {
  */
 async function enterNamespace(): Promise<number> {
 	await installN8n();
-	await installVerdaccio();
+	await installTools();
 	const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
 	const child = spawn('bash', [join(REPO_ROOT, 'scripts/offline-namespace.sh'), process.execPath, tsxCli, __filename], { stdio: 'inherit' });
 	return await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));

@@ -1,6 +1,7 @@
 /**
- * End-to-end suite: this package in a real n8n 2.41.1 against the sandbox, driven over HTTP.
- * npm run test:e2e  (E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
+ * End-to-end suite: this package in a real n8n against the sandbox, driven over HTTP.
+ * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
+ * checks; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,7 @@ import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
+import { N8N_VERSION } from './lib/n8n';
 import { startStack, type Stack } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
 import {
@@ -35,21 +37,39 @@ export const TRIGGER_WEBHOOK_ID = webhookIdFor('e2e-trigger');
 /** Retry delays (1 min, 5 min, …) divided by this: the first retry comes after 1 s. */
 const TIME_SCALE = 60;
 
-async function main(): Promise<number> {
+/** The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, no secret leaks. */
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|no secret appears/;
+
+/**
+ * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
+ * only SMOKE_CHECKS. Logs stay in the temp folder when something failed or E2E_KEEP is set.
+ */
+export async function e2eSuite(options: {
+	report: ReturnType<typeof createReporter>;
+	n8nVersion?: string;
+	smoke?: boolean;
+	prefix?: string;
+}): Promise<void> {
+	const { report, smoke = false, prefix = '' } = options;
 	const started = Date.now();
 	const dir = mkdtempSync(join(tmpdir(), 'bm-e2e-'));
-	const report = createReporter();
+	const failedBefore = report.totals().failed;
 	let stack: Stack | undefined;
 	installCleanupHandlers(async () => {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
+	const runCheck = async (check: Check) => {
+		if (smoke && !SMOKE_CHECKS.test(check.name)) return;
+		await report.run({ ...check, name: `${prefix}${check.name}` });
+	};
 	const mediaFile = 'pixel.png';
 	try {
 		stack = await startStack({
 			dir,
+			n8nVersion: options.n8nVersion,
 			owner: OWNER,
 			timeScale: TIME_SCALE,
-			log: (line) => process.stdout.write(`# ${line}\n`),
+			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
 			workflows: ({ sandbox, credential, n8n }) => [
 				orderWorkflow(credential),
 				templateWorkflow(credential),
@@ -68,16 +88,17 @@ async function main(): Promise<number> {
 			activate: (workflows) =>
 				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
 		});
+		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
-		report.result('set-up: n8n with the package, the sandbox, credential and workflows', false, String(error));
-		return finish(report, dir, started, stack);
+		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
+		await finish(report, dir, started, failedBefore, stack);
+		return;
 	}
-	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
 
 	const checks: Check[] = [...(await runActionChecks(stack, mediaFile)), ...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID))];
-	for (const check of checks) await report.run(check);
+	for (const check of checks) await runCheck(check);
 
-	await report.run({
+	await runCheck({
 		name: 'no secret appears in n8n’s log or in any execution’s data',
 		fn: async () => {
 			const secrets = [stack!.sandbox.credentials.clientSecret, stack!.sandbox.credentials.webhookSecret];
@@ -91,13 +112,12 @@ async function main(): Promise<number> {
 			}
 		},
 	});
-	return finish(report, dir, started, stack);
+	await finish(report, dir, started, failedBefore, stack);
 }
 
-async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, stack?: Stack): Promise<number> {
+async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, failedBefore: number, stack?: Stack): Promise<void> {
 	await stack?.stop();
 	await stopAll();
-	const { passed, failed } = report.totals();
 	if (stack) {
 		const t = stack.timings;
 		process.stdout.write(
@@ -106,18 +126,27 @@ async function finish(report: ReturnType<typeof createReporter>, dir: string, st
 				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
 		);
 	}
-	if (failed > 0 || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
+	if (report.totals().failed > failedBefore || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
 	else rmSync(dir, { recursive: true, force: true });
+}
+
+async function main(): Promise<number> {
+	const report = createReporter();
+	process.stdout.write(`# n8n ${N8N_VERSION}${process.env.E2E_SMOKE ? ' (smoke)' : ''}\n`);
+	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE) });
+	const { passed, failed } = report.totals();
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;
 }
 
-main().then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+if (require.main === module) {
+	main().then(
+		(code) => process.exit(code),
+		async (error) => {
+			process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+			await stopAll();
+			process.stdout.write('0 passed, 1 failed\n');
+			process.exit(1);
+		},
+	);
+}

@@ -11,16 +11,15 @@ import { join } from 'node:path';
 import { REPO_ROOT } from './n8n';
 import { run, startProcess, type Started, waitFor } from './proc';
 
-/** verdaccio's own folder (package.json and lock committed; node_modules installed on first use). */
-const VERDACCIO_DIR = join(REPO_ROOT, 'test/e2e/verdaccio');
+/** The install suite's tools, verdaccio and n8n's scanner (package.json and lock committed, installed on first use). */
+export const TOOLS_DIR = join(REPO_ROOT, 'test/e2e/tools');
+const VERDACCIO_BIN = join(TOOLS_DIR, 'node_modules/verdaccio/bin/verdaccio');
 
-/** Installs the pinned verdaccio from its lock file the first time (outside the namespace: it needs the registry). */
-export async function installVerdaccio(): Promise<string> {
-	const bin = join(VERDACCIO_DIR, 'node_modules/verdaccio/bin/verdaccio');
-	if (!existsSync(bin)) {
-		await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: VERDACCIO_DIR, timeoutMs: 600_000 });
+/** Installs the pinned tools from their lock file the first time (outside the namespace: it needs the registry). */
+export async function installTools(): Promise<void> {
+	if (!existsSync(VERDACCIO_BIN) || !existsSync(join(TOOLS_DIR, 'node_modules/@n8n/scan-community-package'))) {
+		await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: TOOLS_DIR, timeoutMs: 600_000 });
 	}
-	return bin;
 }
 
 /** n8n's default registry (community-packages.service.js); only this one works without an enterprise licence. */
@@ -106,9 +105,8 @@ export class LocalRegistry {
 
 	/** Starts (or restarts, same storage) verdaccio on 443 and waits until it answers over TLS. */
 	async listen(): Promise<void> {
-		const bin = join(VERDACCIO_DIR, 'node_modules/verdaccio/bin/verdaccio');
-		if (!existsSync(bin)) throw new Error(`verdaccio is not installed: run installVerdaccio() before entering the namespace`);
-		this.proc = startProcess(process.execPath, [bin, '--config', join(this.dir, 'config.yaml'), '--listen', `https://127.0.0.1:443`], {
+		if (!existsSync(VERDACCIO_BIN)) throw new Error('verdaccio is not installed: run installTools() before entering the namespace');
+		this.proc = startProcess(process.execPath, [VERDACCIO_BIN, '--config', join(this.dir, 'config.yaml'), '--listen', `https://127.0.0.1:443`], {
 			cwd: this.dir,
 			env: { ...process.env, ...this.clientEnv },
 			logFile: join(this.dir, 'verdaccio.log'),

@@ -1,58 +1,55 @@
 /**
- * Every difference between the n8n versions the suites run against, in one place: how to install each on
- * this registry, and what its CLI and start-up offer. `N8N_VERSION=… npm run test:e2e` picks one.
+ * Every difference between the n8n versions the suites run against, in one place: which versions, how to
+ * install each on this registry, and what the installed n8n offers (read from its own files, so a version
+ * not tried here still gets the right answer). `N8N_VERSION=… npm run test:e2e` picks one.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The version the full suites, the demo and the benchmarks use. */
 export const DEFAULT_N8N_VERSION = '2.41.1';
 
-/** The other versions `npm test` smoke-tests (newest 1.x; oldest 2.x the package supports). */
-export const SMOKE_N8N_VERSIONS = ['1.123.81', '2.0.3'];
-
-export interface N8nVersionFacts {
-	version: string;
-	/** npm `overrides` for the holder package.json: dependencies this registry cannot serve as declared. */
-	installOverrides: Record<string, string>;
-	/** CLI arguments that make an imported workflow active from the next start. */
-	activateCommand: (workflowId: string) => string[];
-	/** Environment that only this version understands (others refuse or ignore unknown values). */
-	env: Record<string, string>;
-	/** Whether N8N_INSTANCE_OWNER_* create the owner at start; otherwise the driver calls POST /rest/owner/setup. */
-	ownerFromEnv: boolean;
-}
-
-function major(version: string): number {
-	return Number(version.split('.')[0]);
-}
+/** The other versions `npm test` smoke-tests: the newest 1.x, and the oldest 2.x. */
+export const SMOKE_N8N_VERSIONS = ['1.123.81', '2.3.6'];
 
 /**
- * Older n8n-nodes-base (1.x, early 2.x) depends on xlsx as a CDN tarball URL, which cannot be fetched here
- * (0.18.5 is the registry's newest); linkedom 0.18.15 needs a package this registry lacks, 0.18.13 works.
- * npm ignores an override for a package a version does not use.
+ * npm `overrides` for the holder package.json. Older n8n-nodes-base (1.x, early 2.x) depends on xlsx as a
+ * CDN tarball URL, which cannot be fetched here (0.18.5 is the registry's newest); linkedom 0.18.15 needs a
+ * package this registry lacks, 0.18.13 works. npm ignores an override for a package a version does not use.
  */
-const INSTALL_OVERRIDES = { xlsx: '0.18.5', linkedom: '0.18.13' };
-
-export function n8nVersionFacts(version: string): N8nVersionFacts {
-	if (major(version) < 2) {
-		return {
-			version,
-			installOverrides: INSTALL_OVERRIDES,
-			// 1.x has no publish:workflow.
-			activateCommand: (id) => ['update:workflow', `--id=${id}`, '--active=true'],
-			env: {},
-			ownerFromEnv: false,
-		};
-	}
-	return {
-		version,
-		installOverrides: INSTALL_OVERRIDES,
-		activateCommand: (id) => ['publish:workflow', `--id=${id}`],
-		env: { N8N_DISABLED_MODULES: 'mcp-registry' },
-		ownerFromEnv: true,
-	};
-}
+export const INSTALL_OVERRIDES: Record<string, string> = { xlsx: '0.18.5', linkedom: '0.18.13' };
 
 /** The version chosen for this run: `N8N_VERSION` or the default. */
 export function selectedN8nVersion(): string {
 	return process.env.N8N_VERSION?.trim() || DEFAULT_N8N_VERSION;
+}
+
+export interface N8nFeatures {
+	/** `n8n publish:workflow` exists (2.x); 1.x activates with `update:workflow --active=true`. */
+	publishCommand: boolean;
+	/** N8N_INSTANCE_OWNER_* create the owner at start; otherwise the owner is set up through POST /rest/owner/setup. */
+	ownerFromEnv: boolean;
+	/** N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV (declarative community packages). */
+	communityPackagesFromEnv: boolean;
+	/** Modules this version knows; naming another in N8N_DISABLED_MODULES stops n8n at start. */
+	modules: string[];
+}
+
+/**
+ * What an installed n8n offers. Checked here: 1.123.81 and 2.0.3 have none of the three switches;
+ * 2.41.1 has all three.
+ */
+export function n8nFeatures(installDir: string): N8nFeatures {
+	const n8nDist = join(installDir, 'node_modules/n8n/dist');
+	const configDist = join(installDir, 'node_modules/@n8n/config/dist/configs');
+	const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+	const ownerConfig = read(join(configDist, 'instance-settings-loader.config.js'));
+	const modulesFile = read(join(installDir, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'));
+	const modulesList = /MODULE_NAMES = \[([^\]]*)\]/.exec(modulesFile)?.[1] ?? '';
+	return {
+		publishCommand: existsSync(join(n8nDist, 'commands/publish')),
+		ownerFromEnv: ownerConfig.includes('N8N_INSTANCE_OWNER_MANAGED_BY_ENV'),
+		communityPackagesFromEnv: ownerConfig.includes('N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'),
+		modules: [...modulesList.matchAll(/'([^']+)'/g)].map((m) => m[1]),
+	};
 }
