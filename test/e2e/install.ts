@@ -165,6 +165,9 @@ async function main(): Promise<number> {
 			assertEqual(res.data?.installedVersion, '0.1.0', 'installed version');
 			assertEqual(res.data?.installedNodes.map((node) => node.type).sort(), [ACTION_TYPE, TRIGGER_TYPE].sort(), 'installed nodes');
 			await assertPackageLoaded(n8n);
+			const again = await installByName(n8n);
+			say(`installing it again: ${again.status} ${again.message}`);
+			assert(again.status === 400 && /is already installed/.test(again.message), `a second install: ${again.status} ${again.message}`);
 		},
 	});
 
@@ -290,8 +293,8 @@ async function main(): Promise<number> {
 
 	if (!n8n.features.communityPackagesFromEnv) say(`n8n ${N8N_VERSION} has no N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV: declarative install not tried`);
 	else await report.run({
-		name: 'declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV, N8N_COMMUNITY_PACKAGES) on a fresh user folder: installed at start, runs, the screen cannot change it',
-		timeoutMs: 420_000,
+		name: 'declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV, N8N_COMMUNITY_PACKAGES) on a fresh user folder: installed at start, runs, the screen cannot change it; a new version in the list is installed at the next start',
+		timeoutMs: 600_000,
 		fn: async () => {
 			const managed = new N8n({
 				installDir: n8n.installDir,
@@ -316,7 +319,18 @@ async function main(): Promise<number> {
 			await waitForWebhook(`${managed.baseUrl}/webhook/install-text`);
 			await sendsText(managed, sandbox, text);
 			const refused = await installByName(managed, '0.1.1');
+			say(`installing through the screen: ${refused.status} ${refused.message}`);
 			assert(refused.status >= 400 && /managed via environment variables/i.test(refused.message), `install through the screen: ${refused.status} ${refused.message}`);
+			await managed.stop();
+			// A new version in the list and a restart: n8n updates at start; the workflow keeps running.
+			managed.setEnv({ N8N_COMMUNITY_PACKAGES: JSON.stringify([{ name: PACKAGE_NAME, version: '0.1.1' }]) });
+			await managed.start({ readyTimeoutMs: 300_000 });
+			await managed.login();
+			const [updated] = await installedPackages(managed);
+			assertEqual(updated?.installedVersion, '0.1.1', 'installed version after changing the list and restarting');
+			await assertPackageLoaded(managed);
+			await waitForWebhook(`${managed.baseUrl}/webhook/install-text`);
+			await sendsText(managed, sandbox, text);
 			await managed.stop();
 		},
 	});

@@ -129,6 +129,11 @@ export class N8n {
 		return join(this.home, 'n8n.log');
 	}
 
+	/** Changes environment variables for the next start (as an operator edits a deployment). */
+	setEnv(env: Record<string, string>): void {
+		this.extraEnv = { ...this.extraEnv, ...env };
+	}
+
 	/** A bcrypt hash made by n8n's own bcryptjs, as N8N_INSTANCE_OWNER_PASSWORD_HASH wants. */
 	passwordHash(): string {
 		const requireFromN8n = createRequire(join(this.installDir, 'node_modules/n8n/package.json'));

@@ -33,11 +33,21 @@ export interface N8nFeatures {
 	communityPackagesFromEnv: boolean;
 	/** Modules this version knows; naming another in N8N_DISABLED_MODULES stops n8n at start. */
 	modules: string[];
+	/**
+	 * n8n's body parser drops a UTF-8 byte order mark before JSON (`stripBom`, middlewares/body-parser.js).
+	 * Without it (1.123.81) n8n answers such a body 422 "Failed to parse request body" before any node runs.
+	 */
+	jsonBomAccepted: boolean;
+	/**
+	 * The credential Test button shows the credential's own message for a 401 (its test rule). 1.123.81
+	 * shows n8n's generic "Authorization failed - please check your credentials" instead; 2.41.1 the rule's.
+	 */
+	credentialTestRuleMessages: boolean;
 }
 
 /**
- * What an installed n8n offers. Checked here: 1.123.81 and 2.0.3 have none of the three switches;
- * 2.41.1 has all three.
+ * What an installed n8n offers, read from its files. Checked here: 1.123.81, 2.0.3 and 2.3.6 have no
+ * owner or community packages from the environment; 2.41.1 has both.
  */
 export function n8nFeatures(installDir: string): N8nFeatures {
 	const n8nDist = join(installDir, 'node_modules/n8n/dist');
@@ -45,11 +55,14 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 	const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 	const ownerConfig = read(join(configDist, 'instance-settings-loader.config.js'));
 	const modulesFile = read(join(installDir, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'));
+	const { version } = JSON.parse(read(join(installDir, 'node_modules/n8n/package.json')) || '{"version":"0"}') as { version: string };
 	const modulesList = /MODULE_NAMES = \[([^\]]*)\]/.exec(modulesFile)?.[1] ?? '';
 	return {
 		publishCommand: existsSync(join(n8nDist, 'commands/publish')),
 		ownerFromEnv: ownerConfig.includes('N8N_INSTANCE_OWNER_MANAGED_BY_ENV'),
 		communityPackagesFromEnv: ownerConfig.includes('N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'),
 		modules: [...modulesList.matchAll(/'([^']+)'/g)].map((m) => m[1]),
+		jsonBomAccepted: read(join(n8nDist, 'middlewares/body-parser.js')).includes('stripBom'),
+		credentialTestRuleMessages: Number(version.split('.')[0]) >= 2,
 	};
 }
