@@ -19,6 +19,13 @@ export const SMOKE_N8N_VERSIONS = ['1.123.81', '2.3.6'];
  */
 export const INSTALL_OVERRIDES: Record<string, string> = { xlsx: '0.18.5', linkedom: '0.18.13' };
 
+/** `a >= b` for plain `major.minor.patch` versions. */
+export function versionAtLeast(a: string, b: string): boolean {
+	const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+	for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+	return true;
+}
+
 /** The version chosen for this run: `N8N_VERSION` or the default. */
 export function selectedN8nVersion(): string {
 	return process.env.N8N_VERSION?.trim() || DEFAULT_N8N_VERSION;
@@ -39,8 +46,10 @@ export interface N8nFeatures {
 	 */
 	jsonBomAccepted: boolean;
 	/**
-	 * The credential Test button shows the credential's own message for a 401 (its test rule). 1.123.81
-	 * shows n8n's generic "Authorization failed - please check your credentials" instead; 2.41.1 the rule's.
+	 * The credential Test button shows the credential's own message for a 401 (its test rule). 1.123.81 and
+	 * 2.3.6 show n8n's generic "Authorization failed - please check your credentials" instead (n8n-core's
+	 * error lacks the response the rule is matched against); 2.41.1 the rule's. Versions in between were
+	 * not run: taken as generic.
 	 */
 	credentialTestRuleMessages: boolean;
 }
@@ -63,6 +72,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		communityPackagesFromEnv: ownerConfig.includes('N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'),
 		modules: [...modulesList.matchAll(/'([^']+)'/g)].map((m) => m[1]),
 		jsonBomAccepted: read(join(n8nDist, 'middlewares/body-parser.js')).includes('stripBom'),
-		credentialTestRuleMessages: Number(version.split('.')[0]) >= 2,
+		credentialTestRuleMessages: versionAtLeast(version, '2.41.1'),
 	};
 }
