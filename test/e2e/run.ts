@@ -1,6 +1,7 @@
 /**
- * End-to-end suite: this package in a real n8n 2.41.1 against the sandbox, driven over HTTP.
- * npm run test:e2e  (E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
+ * End-to-end suite: this package in a real n8n against the sandbox, driven over HTTP.
+ * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
+ * checks; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +28,7 @@ import {
 } from './checks/sending';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
+import { N8N_VERSION, type N8n } from './lib/n8n';
 import { startStack, type Stack } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
 import {
@@ -59,23 +61,46 @@ export const TRIGGER_WEBHOOK_ID = webhookIdFor('e2e-trigger');
 /** Retry delays (1 min, 5 min, …) divided by this: the first retry comes after 1 s. */
 const TIME_SCALE = 60;
 
-async function main(): Promise<number> {
+/** The AI Agent versions of AGENT_VERSIONS that this n8n has (none in a smoke run). */
+function agentVersions(n8n: N8n, smoke: boolean): number[] {
+	return smoke ? [] : AGENT_VERSIONS.filter((version) => n8n.features.agentVersions.includes(version));
+}
+
+/** The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, no secret leaks. */
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|no secret appears/;
+
+/**
+ * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
+ * only SMOKE_CHECKS. Logs stay in the temp folder when something failed or E2E_KEEP is set.
+ */
+export async function e2eSuite(options: {
+	report: ReturnType<typeof createReporter>;
+	n8nVersion?: string;
+	smoke?: boolean;
+	prefix?: string;
+}): Promise<void> {
+	const { report, smoke = false, prefix = '' } = options;
 	const started = Date.now();
 	const dir = mkdtempSync(join(tmpdir(), 'bm-e2e-'));
-	const report = createReporter();
+	const failedBefore = report.totals().failed;
 	let stack: Stack | undefined;
 	installCleanupHandlers(async () => {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
+	const runCheck = async (check: Check) => {
+		if (smoke && !SMOKE_CHECKS.test(check.name)) return;
+		await report.run({ ...check, name: `${prefix}${check.name}` });
+	};
 	const mediaFile = 'pixel.png';
 	const model = new ScriptedModel(AGENT_SCENARIOS);
 	try {
 		await model.start();
 		stack = await startStack({
 			dir,
+			n8nVersion: options.n8nVersion,
 			owner: OWNER,
 			timeScale: TIME_SCALE,
-			log: (line) => process.stdout.write(`# ${line}\n`),
+			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
 			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
 			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
 			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
@@ -105,7 +130,7 @@ async function main(): Promise<number> {
 					skipRepeatsWithin: 60,
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
-				...AGENT_VERSIONS.map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
+				...agentVersions(n8n, smoke).map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -115,21 +140,22 @@ async function main(): Promise<number> {
 			activate: (workflows) =>
 				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
 		});
+		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
-		report.result('set-up: n8n with the package, the sandbox, credential and workflows', false, String(error));
-		return finish(report, dir, started, stack, model);
+		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
+		await finish(report, dir, started, failedBefore, stack, model);
+		return;
 	}
-	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
 
 	const checks: Check[] = [
 		...(await runActionChecks(stack, mediaFile)),
 		...sendingChecks(stack),
-		...agentChecks(stack, model),
+		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
 	];
-	for (const check of checks) await report.run(check);
+	for (const check of checks) await runCheck(check);
 
-	await report.run({
+	await runCheck({
 		name: 'no secret appears in n8n’s log or in any execution’s data',
 		fn: async () => {
 			const secrets = [stack!.sandbox.credentials.clientSecret, stack!.sandbox.credentials.webhookSecret];
@@ -143,22 +169,22 @@ async function main(): Promise<number> {
 			}
 		},
 	});
-	return finish(report, dir, started, stack, model);
+	await finish(report, dir, started, failedBefore, stack, model);
 }
 
 async function finish(
 	report: ReturnType<typeof createReporter>,
 	dir: string,
 	started: number,
+	failedBefore: number,
 	stack?: Stack,
 	model?: ScriptedModel,
-): Promise<number> {
+): Promise<void> {
 	await stack?.stop();
 	await model?.stop();
 	// What n8n sent the model, tool results included: for reading when a check fails (kept with the logs).
 	if (model) writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(model.requests, null, 1));
 	await stopAll();
-	const { passed, failed } = report.totals();
 	if (stack) {
 		const t = stack.timings;
 		process.stdout.write(
@@ -167,18 +193,27 @@ async function finish(
 				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
 		);
 	}
-	if (failed > 0 || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
+	if (report.totals().failed > failedBefore || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
 	else rmSync(dir, { recursive: true, force: true });
+}
+
+async function main(): Promise<number> {
+	const report = createReporter();
+	process.stdout.write(`# n8n ${N8N_VERSION}${process.env.E2E_SMOKE ? ' (smoke)' : ''}\n`);
+	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE) });
+	const { passed, failed } = report.totals();
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;
 }
 
-main().then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+if (require.main === module) {
+	main().then(
+		(code) => process.exit(code),
+		async (error) => {
+			process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+			await stopAll();
+			process.stdout.write('0 passed, 1 failed\n');
+			process.exit(1);
+		},
+	);
+}

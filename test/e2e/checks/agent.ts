@@ -64,8 +64,8 @@ function assertRanToEnd(execution: ExecutionSummary, answer: string, expected: s
 	assert(answer.includes(expected), `the agent's answer: ${answer}`);
 }
 
-export function agentChecks(stack: Stack, model: ScriptedModel): Check[] {
-	return AGENT_VERSIONS.flatMap((version) => agentVersionChecks(stack, model, version));
+export function agentChecks(stack: Stack, model: ScriptedModel, versions: number[]): Check[] {
+	return versions.flatMap((version) => agentVersionChecks(stack, model, version));
 }
 
 function agentVersionChecks(stack: Stack, model: ScriptedModel, version: number): Check[] {

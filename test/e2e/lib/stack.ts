@@ -15,6 +15,8 @@ import { type CredentialRef, credentialEntry } from './workflows';
 export interface StackOptions {
 	/** Folder for the n8n user folder, the tarball and the logs. */
 	dir: string;
+	/** n8n version (default: N8N_VERSION or versions.ts's default). */
+	n8nVersion?: string;
 	owner: Owner;
 	n8nPort?: number;
 	sandboxPort?: number;
@@ -62,7 +64,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 	mkdirSync(options.dir, { recursive: true });
 
 	log('installing n8n (cached after the first time)…');
-	const installDir = await installN8n();
+	const installDir = await installN8n(options.n8nVersion);
 	lap('n8n install');
 	log('building and packing the package…');
 	const tarball = await buildAndPack(join(options.dir, 'pack'));

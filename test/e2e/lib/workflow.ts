@@ -1,4 +1,5 @@
 /** Small builders for workflow JSON as `n8n import:workflow` takes it. */
+import { randomUUID } from 'node:crypto';
 import { n8nId } from './n8n';
 
 export interface WfNode {
@@ -26,6 +27,8 @@ export interface Workflow {
 	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
 	settings: Record<string, unknown>;
 	pinData: Record<string, unknown>;
+	/** 2.0.x's import requires one; later versions make one when it is missing. */
+	versionId: string;
 }
 
 let counter = 0;
@@ -63,6 +66,7 @@ export function chain(id: string, name: string, nodes: WfNode[]): Workflow {
 		connections,
 		settings: { executionOrder: 'v1', saveManualExecutions: true, saveDataSuccessExecution: 'all' },
 		pinData: {},
+		versionId: randomUUID(),
 	};
 }
 
