@@ -13,10 +13,15 @@ export const N8N_VERSION = '2.41.1';
 export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
 export const REPO_ROOT = resolve(__dirname, '../../..');
 
-/** Installs n8n into the cache folder (reused when complete) and returns that folder. */
-export async function installN8n(): Promise<string> {
+/**
+ * Installs n8n into the cache folder (reused when complete) and returns that folder. The installer's
+ * progress lines (stderr) go to `onLine`, the user's terminal by default.
+ */
+export async function installN8n(
+	onLine: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<string> {
 	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh')], {
-		stdio: ['ignore', 'pipe', 'inherit'],
+		onStderrLine: onLine,
 		timeoutMs: 30 * 60_000,
 	});
 	const dir = stdout.trim().split('\n').pop() ?? '';
