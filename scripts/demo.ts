@@ -62,7 +62,7 @@ async function main(): Promise<void> {
 				action('Update Order', credential, {
 					resource: 'order',
 					operation: 'update',
-					orderId: 6,
+					orderId: '6',
 					updateFields: { status: 'accepted', paymentStatus: 'paid', adminNotes: 'Accepted in the demo' },
 				}),
 			]),

@@ -16,6 +16,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		typeOptions: { rows: 4 },
 		default: '',
+		description: 'The message the recipient receives, as plain text',
 	},
 	sendOptionsField,
 ];
