@@ -5,6 +5,8 @@
  *   started — n8n, its task runner, the sandbox — and frees their ports.
  * - When the demo process itself is killed outright (SIGKILL, no cleanup possible), its watchdog still
  *   stops n8n and the sandbox.
+ * - Ctrl-C in the middle of `npm run test:e2e` stops everything the suite started (the same helpers in
+ *   test/e2e/lib/proc.ts serve the benchmark).
  * Processes are identified by PID and start time, recorded from /proc before the signal; only those are
  * ever killed here (when a check fails, so that nothing is left behind).
  */
@@ -74,22 +76,21 @@ function listen(port: number): Promise<Server> {
 	});
 }
 
-interface Demo {
+interface InTerminal {
+	/** `script`, the terminal's owner: its tree holds everything the command started. */
 	npm: ChildProcess;
 	output: () => string;
-	n8nUrl: string;
-	sandboxPort: number;
 	dir: string;
 }
 
 /**
- * `npm run demo` in a terminal of its own (a pseudo-terminal made by util-linux `script`), as a user runs
- * it, until it prints its banner. Writing Ctrl-C to it makes the kernel send SIGINT to the terminal's
+ * `command` in a terminal of its own (a pseudo-terminal made by util-linux `script`), as a user runs it,
+ * until its output matches `ready`. Writing Ctrl-C to it makes the kernel send SIGINT to the terminal's
  * foreground process group, exactly as pressing Ctrl-C does.
  */
-async function startDemo(env: Record<string, string>): Promise<Demo> {
+async function startInTerminal(command: string, ready: RegExp, env: Record<string, string>): Promise<InTerminal> {
 	const dir = mkdtempSync(join(tmpdir(), 'demo-stop-'));
-	const npm = spawn('script', ['--quiet', '--flush', '--return', '--command', 'npm run demo', '/dev/null'], {
+	const npm = spawn('script', ['--quiet', '--flush', '--return', '--command', command, '/dev/null'], {
 		cwd: REPO_ROOT,
 		detached: true,
 		stdio: ['pipe', 'pipe', 'pipe'],
@@ -99,15 +100,27 @@ async function startDemo(env: Record<string, string>): Promise<Demo> {
 	npm.stdout?.on('data', (c: Buffer) => (text += c.toString()));
 	npm.stderr?.on('data', (c: Buffer) => (text += c.toString()));
 	const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
-	const ready = waitFor('the demo banner', async () => /n8n is running:\s+(\S+)/.exec(text)?.[1], 30 * 60_000, 500);
-	const n8nUrl = await Promise.race([
-		ready,
+	await Promise.race([
+		waitFor(`${command} to print ${ready}`, async () => (ready.test(text) ? true : undefined), 30 * 60_000, 500),
 		exited.then(() => {
-			throw new Error(`npm run demo exited before it was ready:\n${text.slice(-3000)}`);
+			throw new Error(`${command} exited before it was ready:\n${text.slice(-3000)}`);
 		}),
 	]);
+	return { npm, output: () => text, dir };
+}
+
+interface Demo extends InTerminal {
+	n8nUrl: string;
+	sandboxPort: number;
+}
+
+/** `npm run demo` in a terminal, until it prints its banner. */
+async function startDemo(env: Record<string, string>): Promise<Demo> {
+	const started = await startInTerminal('npm run demo', /n8n is running:\s+\S+[\s\S]*Sandbox \(the service\):\s+\S+/, env);
+	const text = started.output();
+	const n8nUrl = /n8n is running:\s+(\S+)/.exec(text)?.[1] ?? '';
 	const sandboxUrl = /Sandbox \(the service\):\s+(\S+)/.exec(text)?.[1] ?? '';
-	return { npm, output: () => text, n8nUrl, sandboxPort: Number(new URL(sandboxUrl).port), dir };
+	return { ...started, n8nUrl, sandboxPort: Number(new URL(sandboxUrl).port) };
 }
 
 /** Waits (generously: the machine is shared) until none of `procs` runs; returns those still running. */
@@ -128,13 +141,20 @@ function killLeftovers(procs: Proc[]): void {
 	}
 }
 
-async function checkEverythingStopped(demo: Demo, started: Proc[], signalledAt: number): Promise<void> {
+/** The port a recorded n8n process was started on (its N8N_PORT). */
+function n8nPortOf(procs: Proc[]): number {
+	const n8n = procs.find((p) => p.cmd.includes('n8n/bin/n8n start'));
+	assert(n8n, `no n8n among:\n${procs.map((p) => p.cmd).join('\n')}`);
+	const env = readFileSync(`/proc/${n8n.pid}/environ`, 'utf8').split('\0');
+	return Number(env.find((v) => v.startsWith('N8N_PORT='))?.slice('N8N_PORT='.length));
+}
+
+async function checkEverythingStopped(ports: number[], started: Proc[], signalledAt: number): Promise<void> {
 	const left = await waitUntilGone(started);
 	const seconds = ((Date.now() - signalledAt) / 1000).toFixed(1);
 	if (left.length > 0) killLeftovers(started);
 	assert(left.length === 0, `still running after the signal:\n${left.map((p) => `${p.pid} ${p.cmd}`).join('\n')}`);
-	const n8nPort = Number(new URL(demo.n8nUrl).port);
-	for (const port of [n8nPort, demo.sandboxPort]) assert(await portIsFree(port), `port ${port} is still taken`);
+	for (const port of ports) assert(await portIsFree(port), `port ${port} is still taken`);
 	process.stdout.write(`# all ${started.length} processes gone ${seconds} s after the signal\n`);
 }
 
@@ -159,7 +179,7 @@ async function main(): Promise<void> {
 			assert(health.ok, `the address the demo named does not answer as n8n: ${health.status}`);
 			const signalledAt = Date.now();
 			demo.npm.stdin?.write('\x03'); // Ctrl-C
-			await checkEverythingStopped(demo, started, signalledAt);
+			await checkEverythingStopped([Number(new URL(demo.n8nUrl).port), demo.sandboxPort], started, signalledAt);
 
 			const out = demo.output();
 			const n8nPort = Number(new URL(demo.n8nUrl).port);
@@ -189,7 +209,23 @@ async function main(): Promise<void> {
 			assert(demoProcess, `no process starting n8n among:\n${started.map((p) => p.cmd).join('\n')}`);
 			const signalledAt = Date.now();
 			process.kill(demoProcess.pid, 'SIGKILL');
-			await checkEverythingStopped(demo, started, signalledAt);
+			await checkEverythingStopped([Number(new URL(demo.n8nUrl).port), demo.sandboxPort], started, signalledAt);
+		},
+	});
+
+	await reporter.run({
+		name: 'Ctrl-C in the terminal of npm run test:e2e, while its checks run, stops everything the suite started and frees n8n’s port',
+		timeoutMs: 35 * 60_000,
+		fn: async () => {
+			const e2e = await startInTerminal('npm run test:e2e', /^ok - set-up/m, {});
+			const started = processTree(e2e.npm.pid ?? 0);
+			cleanups.push(() => killLeftovers(started));
+			cleanups.push(() => rmSync(e2e.dir, { recursive: true, force: true }));
+			const n8nPort = n8nPortOf(started);
+			const signalledAt = Date.now();
+			e2e.npm.stdin?.write('\x03'); // Ctrl-C
+			await checkEverythingStopped([n8nPort], started, signalledAt);
+			assert(/SIGINT: stopping everything started here/.test(e2e.output()), `the suite did not say it was stopping:\n${e2e.output().slice(-1500)}`);
 		},
 	});
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** Every long-running process started here, each the leader of its own process group. */
@@ -66,32 +66,44 @@ function forgetGroup(child: ChildProcess): void {
 
 export interface Started {
 	child: ChildProcess;
-	/** Everything the process wrote so far (stdout and stderr). */
+	/** What the process wrote so far (stdout and stderr; the first 2 MB). */
 	output: () => string;
 	exited: Promise<number | null>;
 	stop: () => Promise<void>;
 }
 
-/** Starts a process in its own process group, logging to `logFile`; stopped by `stopAll` at the latest. */
+/**
+ * Starts a process in its own process group, writing straight into `logFile`; stopped by `stopAll` at
+ * the latest. Not through a pipe: a process whose output pipe closes (its parent killed) can spin on
+ * write errors instead of shutting down, as n8n did; a file outlives the parent.
+ */
 export function startProcess(
 	command: string,
 	args: string[],
 	options: SpawnOptions & { logFile: string },
 ): Started {
 	const { logFile, ...spawnOptions } = options;
-	const child = spawnGroup(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
-	const log = createWriteStream(logFile, { flags: 'a' });
-	let text = '';
-	const collect = (chunk: Buffer) => {
-		log.write(chunk);
-		if (text.length < 2_000_000) text += chunk.toString();
+	const fd = openSync(logFile, 'a');
+	const from = fstatSync(fd).size;
+	let child: ChildProcess;
+	try {
+		child = spawnGroup(command, args, { ...spawnOptions, stdio: ['ignore', fd, fd] });
+	} finally {
+		closeSync(fd);
+	}
+	const output = () => {
+		const file = openSync(logFile, 'r');
+		try {
+			const buffer = Buffer.alloc(Math.min(Math.max(fstatSync(file).size - from, 0), 2_000_000));
+			const read = readSync(file, buffer, 0, buffer.length, from);
+			return buffer.subarray(0, read).toString();
+		} finally {
+			closeSync(file);
+		}
 	};
-	child.stdout?.on('data', collect);
-	child.stderr?.on('data', collect);
 	const exited = new Promise<number | null>((resolve) => {
 		child.on('exit', (code, signal) => {
 			forgetGroup(child);
-			log.end();
 			resolve(code ?? (signal ? -1 : null));
 		});
 		child.on('error', () => {
@@ -99,7 +111,7 @@ export function startProcess(
 			resolve(-1);
 		});
 	});
-	return { child, output: () => text, exited, stop: () => stopProcess(child, exited) };
+	return { child, output, exited, stop: () => stopProcess(child, exited) };
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
