@@ -43,6 +43,9 @@ function tellWatchdog(line: string): void {
 		watchdog = spawn(process.execPath, ['-e', WATCHDOG_SCRIPT], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
 		watchdog.unref();
 		(watchdog.stdin as unknown as { unref: () => void }).unref();
+		// Without a watchdog the parent's own handlers still stop everything; never crash over it.
+		watchdog.on('error', () => undefined);
+		watchdog.stdin?.on('error', () => undefined);
 	}
 	watchdog.stdin?.write(`${line}\n`);
 }
