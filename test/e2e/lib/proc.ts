@@ -11,9 +11,10 @@ const STOP_GRACE_MS = 10_000;
 /*
  * The watchdog: one small detached process per parent that holds the process groups started here and,
  * when the parent dies however it dies (its pipe closes), stops them: SIGTERM, then SIGKILL after the
- * grace time. Needed because the parent's own cleanup can be cut short: tsx SIGKILLs its child when the
- * child does not confirm a signal within 30 ms, and any parent may be killed outright. It runs in its
- * own process group, so the terminal's Ctrl-C does not reach it.
+ * grace time. Needed because the parent's own cleanup can be cut short: any parent may be killed outright,
+ * and tsx's CLI SIGKILLs its child when the child's event loop does not confirm a signal within 30 ms
+ * (the npm scripts run `node --import tsx` for that reason: no tsx parent process). It runs in its own
+ * process group, so the terminal's Ctrl-C does not reach it.
  */
 const WATCHDOG_SCRIPT = `
 const groups = new Set();
