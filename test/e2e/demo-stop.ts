@@ -100,12 +100,17 @@ async function startInTerminal(command: string, ready: RegExp, env: Record<strin
 	npm.stdout?.on('data', (c: Buffer) => (text += c.toString()));
 	npm.stderr?.on('data', (c: Buffer) => (text += c.toString()));
 	const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
-	await Promise.race([
-		waitFor(`${command} to print ${ready}`, async () => (ready.test(text) ? true : undefined), 30 * 60_000, 500),
-		exited.then(() => {
-			throw new Error(`${command} exited before it was ready:\n${text.slice(-3000)}`);
-		}),
-	]);
+	try {
+		await Promise.race([
+			waitFor(`${command} to print ${ready}`, async () => (ready.test(text) ? true : undefined), 30 * 60_000, 500),
+			exited.then(() => {
+				throw new Error(`${command} exited before it was ready:\n${text.slice(-3000)}`);
+			}),
+		]);
+	} catch (error) {
+		rmSync(dir, { recursive: true, force: true });
+		throw error;
+	}
 	return { npm, output: () => text, dir };
 }
 
