@@ -108,6 +108,7 @@ async function startInTerminal(command: string, ready: RegExp, env: Record<strin
 			}),
 		]);
 	} catch (error) {
+		killLeftovers(processTree(npm.pid ?? 0));
 		rmSync(dir, { recursive: true, force: true });
 		throw error;
 	}
