@@ -158,6 +158,10 @@ export async function signRequest(
 	return options;
 }
 
+/** Shown under Base URL: what the bare connection error codes of the Test button mean. */
+export const BASE_URL_CONNECTION_HINT =
+	'Test says ECONNREFUSED, ENOTFOUND or ETIMEDOUT? Nothing answered at this address: check the host name, the port, and https:// or http://.';
+
 export class BusinessMessagingApi implements ICredentialType {
 	name = 'businessMessagingApi';
 
@@ -168,7 +172,7 @@ export class BusinessMessagingApi implements ICredentialType {
 		dark: 'file:../icons/businessMessaging.dark.svg',
 	} as const;
 
-	documentationUrl = 'https://github.com/n8n-nodes-business-messaging/n8n-nodes-business-messaging#credentials';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-business-messaging#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -179,6 +183,10 @@ export class BusinessMessagingApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com/v1',
 			description: 'The address every API path is relative to, as shown in your developer dashboard',
+			// n8n's Test shows only the error code when nothing answers (its credentials tester returns
+			// error.cause.code; response-code rules cannot match a connection that never got a response),
+			// so the hint for those codes sits on the field they are about.
+			hint: BASE_URL_CONNECTION_HINT,
 		},
 		{
 			displayName: 'Client ID',

@@ -1,9 +1,10 @@
 /**
  * npm run demo: the sandbox and a real n8n with this package, a ready credential and example workflows.
  * State lives in .demo/ (git-ignored) and is started afresh each time. Ctrl-C stops everything.
- *   DEMO_PORT (n8n, default 5678), DEMO_SANDBOX_PORT (default 8765)
+ *   DEMO_PORT (n8n, default 5678), DEMO_SANDBOX_PORT (default 8765), DEMO_DIR (default .demo)
  */
 import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../test/e2e/lib/n8n';
 import { freePort, installCleanupHandlers, stopAll } from '../test/e2e/lib/proc';
@@ -19,22 +20,34 @@ const OWNER = {
 };
 const TRIGGER_WEBHOOK_ID = webhookIdFor('demo-trigger');
 
-async function portOr(wanted: number): Promise<number> {
-	const { createServer } = await import('node:net');
-	const free = await new Promise<boolean>((resolve) => {
-		const s = createServer();
-		s.once('error', () => resolve(false));
-		s.listen(wanted, '127.0.0.1', () => s.close(() => resolve(true)));
+function isFree(port: number): Promise<boolean> {
+	return new Promise((resolve) => {
+		const server = createServer();
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
 	});
-	return free ? wanted : await freePort();
+}
+
+/** Said when the demo starts and again under its banner. */
+const notices: string[] = [];
+
+/** `wanted` when free; otherwise another free port, and a notice the user cannot miss. */
+async function portOr(wanted: number, what: string, path = ''): Promise<number> {
+	if (await isFree(wanted)) return wanted;
+	const port = await freePort();
+	notices.push(
+		`! Port ${wanted} is busy (another program listens there), so ${what} runs at http://127.0.0.1:${port}${path} instead: open that address, not port ${wanted}.`,
+	);
+	console.log(notices[notices.length - 1]);
+	return port;
 }
 
 async function main(): Promise<void> {
 	installCleanupHandlers();
-	const dir = join(REPO_ROOT, '.demo');
+	const dir = process.env.DEMO_DIR ?? join(REPO_ROOT, '.demo');
 	rmSync(dir, { recursive: true, force: true });
-	const n8nPort = await portOr(Number(process.env.DEMO_PORT ?? 5678));
-	const sandboxPort = await portOr(Number(process.env.DEMO_SANDBOX_PORT ?? 8765));
+	const n8nPort = await portOr(Number(process.env.DEMO_PORT ?? 5678), 'n8n');
+	const sandboxPort = await portOr(Number(process.env.DEMO_SANDBOX_PORT ?? 8765), 'the sandbox');
 	const stack = await startStack({
 		dir,
 		owner: OWNER,
@@ -49,7 +62,7 @@ async function main(): Promise<void> {
 				action('Update Order', credential, {
 					resource: 'order',
 					operation: 'update',
-					orderId: 6,
+					orderId: '6',
 					updateFields: { status: 'accepted', paymentStatus: 'paid', adminNotes: 'Accepted in the demo' },
 				}),
 			]),
@@ -117,7 +130,7 @@ Or run "Demo: ask the service for a test event" in n8n: the action node calls PO
 Executions: ${n8n.baseUrl}/home/executions
 
 Logs: ${join(dir, 'n8n', 'n8n.log')}, ${join(dir, 'sandbox.log')}
-Ctrl-C stops n8n and the sandbox.`);
+Ctrl-C stops n8n and the sandbox.${notices.map((notice) => `\n${notice}`).join('')}`);
 	await new Promise(() => undefined);
 }
 

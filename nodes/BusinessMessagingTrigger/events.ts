@@ -5,7 +5,8 @@ export const ALL_EVENTS = '*';
 
 /** The event types of the spec's Events part. */
 export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
-	{ name: '*', value: ALL_EVENTS, description: 'Any event, including event types added later' },
+	// The editor shows an option's name on the chip of a selected value, so the name must read well.
+	{ name: 'All Events', value: ALL_EVENTS, description: 'Any event, including event types added later' },
 	{ name: 'Contact Created', value: 'contact.created', description: 'A new contact is created' },
 	{ name: 'Contact Updated', value: 'contact.updated', description: 'Contact information changes' },
 	{ name: 'Conversation Created', value: 'conversation.created', description: 'A new conversation starts' },

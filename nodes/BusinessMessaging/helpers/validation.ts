@@ -43,6 +43,7 @@ export function checkOneOf<T extends string>(
 
 export function checkPositiveInteger(ctx: IExecuteFunctions, field: Field, value: unknown): number {
 	const text = String(value ?? '').trim();
+	if (text === '') fail(ctx, field, 'is empty');
 	if (!/^[1-9]\d*$/.test(text) || !Number.isSafeInteger(Number(text))) {
 		fail(ctx, field, `"${text}" is not a positive whole number`);
 	}

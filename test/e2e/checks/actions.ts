@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeError, nodeOutput } from '../lib/n8n';
+import { freePort } from '../lib/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { RecordedRequest } from '../lib/sandbox';
 import type { Stack } from '../lib/stack';
@@ -113,6 +114,30 @@ export async function runActionChecks(stack: Stack, mediaFile: string): Promise<
 					requests.length >= 1 && requests.every((r) => !r.authOk && r.path === '/templates'),
 					`the sandbox should have seen only badly signed GET /templates: ${requests.map((r) => `${r.method} ${r.path} ${r.status} authOk=${r.authOk}`).join('; ')}`,
 				);
+			},
+		},
+		{
+			name: 'credential test with nothing listening at the base URL: n8n shows the bare code, and the Base URL field’s hint explains that code',
+			fn: async () => {
+				const port = await freePort();
+				const res = await n8n.rest<{ data: { status: string; message: string } }>('POST', '/credentials/test', {
+					credentials: {
+						id: stack.credential.id,
+						name: stack.credential.name,
+						type: CREDENTIAL_TYPE,
+						data: { ...stack.credentialData, baseUrl: `http://127.0.0.1:${port}/v1` },
+					},
+				});
+				assertEqual(res.body.data?.status, 'Error', 'test result');
+				const code = res.body.data.message;
+				assertEqual(code, 'ECONNREFUSED', 'message n8n shows for a refused connection');
+				const types = await n8n.getAsOwner<Array<{ name: string; properties: Array<{ name: string; hint?: string }> }>>(
+					'/types/credentials.json',
+				);
+				const baseUrl = types.body.find((c) => c.name === CREDENTIAL_TYPE)?.properties.find((p) => p.name === 'baseUrl');
+				const hint = baseUrl?.hint ?? '';
+				assert(hint.includes(code), `the Base URL hint does not explain ${code}: ${hint}`);
+				assert(/port/.test(hint) && /https:\/\/ or http:\/\//.test(hint), `hint: ${hint}`);
 			},
 		},
 		{

@@ -15,10 +15,16 @@ export const N8N_VERSION = selectedN8nVersion();
 export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
 export const REPO_ROOT = resolve(__dirname, '../../..');
 
-/** Installs an n8n version into the cache folder (reused when complete) and returns that folder. */
-export async function installN8n(version = N8N_VERSION): Promise<string> {
+/**
+ * Installs an n8n version into the cache folder (reused when complete) and returns that folder. The
+ * installer's progress lines (stderr) go to `onLine`, the user's terminal by default.
+ */
+export async function installN8n(
+	version = N8N_VERSION,
+	onLine: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<string> {
 	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh'), version, JSON.stringify(INSTALL_OVERRIDES)], {
-		stdio: ['ignore', 'pipe', 'inherit'],
+		onStderrLine: onLine,
 		timeoutMs: 30 * 60_000,
 	});
 	const dir = stdout.trim().split('\n').pop() ?? '';

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildAndPack, installN8n, N8n, n8nId, type Owner } from './n8n';
-import { freePort, waitFor } from './proc';
+import { freePort, waitFor, withProgress } from './proc';
 import { SandboxProcess } from './sandbox';
 import type { Workflow } from './workflow';
 import { type CredentialRef, credentialEntry } from './workflows';
@@ -64,10 +64,20 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 	mkdirSync(options.dir, { recursive: true });
 
 	log('installing n8n (cached after the first time)…');
-	const installDir = await installN8n(options.n8nVersion);
+	// The installer's own lines (what it is doing) reach the user; the heartbeat repeats the latest one.
+	let installing = 'installing n8n';
+	const installDir = await withProgress(
+		() => installing,
+		() =>
+			installN8n(options.n8nVersion, (line) => {
+				installing = line.replace(/[.…]+$/, '');
+				log(line);
+			}),
+		log,
+	);
 	lap('n8n install');
 	log('building and packing the package…');
-	const tarball = await buildAndPack(join(options.dir, 'pack'));
+	const tarball = await withProgress('building and packing the package', () => buildAndPack(join(options.dir, 'pack')), log);
 	lap('build and pack');
 
 	const sandbox = new SandboxProcess(join(options.dir, 'sandbox.log'), options.timeScale);
@@ -84,7 +94,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 	try {
 		await sandbox.start(options.sandboxPort);
 		lap('sandbox start');
-		await n8n.installPackage(tarball);
+		await withProgress('installing the package into n8n', () => n8n.installPackage(tarball), log);
 		lap('package install');
 
 		const credentialName = options.credentialName ?? 'Business Messaging (sandbox)';
@@ -106,7 +116,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		lap('import workflows');
 		for (const id of options.publish(workflows)) await n8n.publish(id);
 		lap('publish');
-		await n8n.start();
+		await withProgress('waiting for n8n to start', () => n8n.start(), log);
 		lap('n8n start');
 		await n8n.login();
 		await n8n.createApiKey();

@@ -35,7 +35,7 @@ export function orderWorkflow(credential: CredentialRef, hookPath = 'e2e-orders'
 		action('Update Order', credential, {
 			resource: 'order',
 			operation: 'update',
-			orderId: 1,
+			orderId: '1',
 			updateFields: {
 				status: 'accepted',
 				paymentStatus: 'paid',

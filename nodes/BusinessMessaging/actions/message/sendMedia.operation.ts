@@ -19,6 +19,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'image',
 		options: MEDIA_TYPES.map((type) => ({ name: type.charAt(0).toUpperCase() + type.slice(1), value: type })),
+		description: 'What kind of file the message carries; sent to the service as the message type',
 	},
 	{
 		displayName: 'Input Binary Field',
@@ -34,6 +35,7 @@ const properties: INodeProperties[] = [
 		name: 'caption',
 		type: 'string',
 		default: '',
+		description: 'Text shown with the file in the recipient’s chat. Leave empty to send the file alone.',
 	},
 	sendOptionsField,
 ];

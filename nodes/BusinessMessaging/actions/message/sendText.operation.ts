@@ -42,6 +42,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		typeOptions: { rows: 4 },
 		default: '',
+		description: 'The message the recipient receives, as plain text',
 		displayOptions: { show: { textSource: ['text'] } },
 	},
 	sendOptionsField,

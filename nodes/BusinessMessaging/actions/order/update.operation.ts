@@ -17,10 +17,12 @@ const properties: INodeProperties[] = [
 	{
 		displayName: 'Order ID',
 		name: 'orderId',
-		type: 'number',
+		// A text field, so it starts empty: a number field would start at 0, which is no order.
+		type: 'string',
 		required: true,
-		default: 0,
-		description: 'The order’s numeric identifier',
+		default: '',
+		placeholder: 'e.g. 12',
+		description: 'The order’s numeric identifier (a whole number from 1)',
 	},
 	{
 		displayName: 'Update Fields',

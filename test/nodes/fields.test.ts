@@ -1,0 +1,135 @@
+/**
+ * What a user sees of the nodes' fields and links in the editor: Order ID starts empty and is required,
+ * the message fields explain themselves, every selectable option reads as words (n8n shows an option's
+ * name on the chip of a selected multi-option value), and every documentation link leads to the
+ * package's npm page (whose README is this README) at a heading that exists.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import { BASE_URL_CONNECTION_HINT, BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
+import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
+import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+import { runAction } from '../helpers/actionNode';
+import { startSandbox, type Sandbox } from '../sandbox';
+
+const ROOT = join(__dirname, '../..');
+const NPM_PAGE = 'https://www.npmjs.com/package/n8n-nodes-business-messaging';
+
+const action = new BusinessMessaging().description;
+const trigger = new BusinessMessagingTrigger().description;
+
+/** Every property, nested collection options included. */
+function allProperties(properties: INodeProperties[]): INodeProperties[] {
+	return properties.flatMap((p) => [
+		p,
+		...allProperties(((p.options ?? []) as Array<INodeProperties | INodePropertyOptions>).filter((o): o is INodeProperties => 'displayName' in o)),
+	]);
+}
+const field = (properties: INodeProperties[], name: string, operation?: string) =>
+	allProperties(properties).filter(
+		(p) => p.name === name && (!operation || (p.displayOptions?.show?.operation as string[] | undefined)?.includes(operation)),
+	);
+
+describe('fields', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+	});
+	afterAll(async () => {
+		await sandbox.stop();
+	});
+
+	it('Order ID starts empty and is required: n8n refuses to run the node until it is filled in', async () => {
+		const [orderId] = field(action.properties, 'orderId');
+		expect(orderId).toMatchObject({ displayName: 'Order ID', default: '', required: true });
+		sandbox.reset();
+		// No orderId parameter: n8n fills in the field's default, and its workflow check refuses the empty required field.
+		await expect(
+			runAction(sandbox, { resource: 'order', operation: 'update', updateFields: { status: 'accepted' } }),
+		).rejects.toThrow('Parameter "Order ID" is required');
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('an Order ID expression that comes out empty stops the item naming the field, before any request', async () => {
+		sandbox.reset();
+		const result = await runAction(sandbox, {
+			resource: 'order',
+			operation: 'update',
+			orderId: '={{ $json.id }}',
+			updateFields: { status: 'accepted' },
+		});
+		expect(result.error?.message).toBe('Order ID: is empty');
+		expect(sandbox.requests.filter((r) => !r.path.startsWith('/_sandbox'))).toHaveLength(0);
+	});
+
+	it.each([
+		['text', 'sendText'],
+		['caption', 'sendMedia'],
+		['mediaType', 'sendMedia'],
+	])('%s (%s) has a description', (name, operation) => {
+		const [property] = field(action.properties, name, operation);
+		expect(property).toBeDefined();
+		expect(property.description?.length ?? 0).toBeGreaterThan(10);
+	});
+
+	it('every option of both nodes has a name made of words, the trigger’s “all events” included', () => {
+		const options = [...allProperties(action.properties), ...allProperties(trigger.properties)].flatMap((p) =>
+			((p.options ?? []) as Array<INodeProperties | INodePropertyOptions>).filter((o): o is INodePropertyOptions => 'value' in o),
+		);
+		expect(options.length).toBeGreaterThan(20);
+		for (const option of options) expect(String(option.name)).toMatch(/[A-Za-z]{2}/);
+		const [events] = field(trigger.properties, 'events');
+		expect((events.options as INodePropertyOptions[]).find((o) => o.value === '*')?.name).toBe('All Events');
+	});
+
+	it('Base URL carries the hint for the bare connection codes the Test button shows', () => {
+		const [baseUrl] = field(new BusinessMessagingApi().properties, 'baseUrl');
+		expect(baseUrl.hint).toBe(BASE_URL_CONNECTION_HINT);
+		expect(BASE_URL_CONNECTION_HINT).toMatch(/ECONNREFUSED/);
+		expect(BASE_URL_CONNECTION_HINT).toMatch(/port/);
+		expect(BASE_URL_CONNECTION_HINT).toMatch(/https:\/\/ or http:\/\//);
+	});
+});
+
+describe('documentation links', () => {
+	/** Heading anchors as GitHub and npm make them (github-slugger): lower case, punctuation dropped, spaces to dashes. */
+	const anchors = new Set(
+		readFileSync(join(ROOT, 'README.md'), 'utf8')
+			.split('\n')
+			.filter((line) => /^#{1,6} /.test(line))
+			.map((line) =>
+				line
+					.replace(/^#+ /, '')
+					.trim()
+					.toLowerCase()
+					.replace(/[^\p{L}\p{N}\s_-]/gu, '')
+					.replace(/\s/g, '-'),
+			),
+	);
+	const codex = (file: string) =>
+		JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { resources: Record<string, Array<{ url: string }>> };
+	const links: Array<[string, string]> = [
+		['credential documentationUrl', new BusinessMessagingApi().documentationUrl],
+		...['nodes/BusinessMessaging/BusinessMessaging.node.json', 'nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node.json'].flatMap(
+			(file) =>
+				Object.entries(codex(file).resources).flatMap(([kind, urls]) => urls.map((u): [string, string] => [`${file} ${kind}`, u.url])),
+		),
+	];
+
+	it.each(links)('%s leads to a heading of the README on the npm page', (_where, url) => {
+		const [page, anchor] = url.split('#');
+		expect(page).toBe(NPM_PAGE);
+		expect([...anchors]).toContain(anchor);
+	});
+
+	it('package.json: the homepage is the npm page, and no repository or issue tracker is invented', () => {
+		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+		expect(String(pkg.homepage).split('#')[0]).toBe(NPM_PAGE);
+		expect(pkg.repository).toBeUndefined();
+		expect(pkg.bugs).toBeUndefined();
+		expect(JSON.stringify(pkg)).not.toContain('github.com');
+	});
+});
