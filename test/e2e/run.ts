@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
+import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
 import { startStack, type Stack } from './lib/stack';
@@ -59,6 +60,7 @@ async function main(): Promise<number> {
 				webhookTestWorkflow(credential),
 				missingTemplateWorkflow(credential),
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
+				...sendAndWaitWorkflows(credential),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -74,7 +76,15 @@ async function main(): Promise<number> {
 	}
 	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
 
-	const checks: Check[] = [...(await runActionChecks(stack, mediaFile)), ...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID))];
+	const waitChecks = sendAndWaitChecks(stack);
+	const checks: Check[] = [
+		// The timeout wait starts first and is checked last: n8n looks for due waits once a minute.
+		waitChecks[0],
+		...(await runActionChecks(stack, mediaFile)),
+		...waitChecks.slice(1, -1),
+		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
+		...waitChecks.slice(-1),
+	];
 	for (const check of checks) await report.run(check);
 
 	await report.run({
