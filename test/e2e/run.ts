@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
+import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
@@ -61,6 +62,7 @@ async function main(): Promise<number> {
 				missingTemplateWorkflow(credential),
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
+				listenWorkflow(credential),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -83,6 +85,7 @@ async function main(): Promise<number> {
 		...(await runActionChecks(stack, mediaFile)),
 		...waitChecks.slice(1, -1),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
+		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
 		...waitChecks.slice(-1),
 	];
 	for (const check of checks) await report.run(check);

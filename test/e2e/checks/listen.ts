@@ -4,6 +4,7 @@
  * Send Test Event) arrives marked as such. Listening is started with the REST call the editor makes:
  * `POST /rest/workflows/:id/run` with the trigger as destination (n8n's workflows controller).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
 import { waitFor } from '../lib/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
@@ -65,6 +66,9 @@ export function listenChecks(stack: Stack, productionWebhookId: string): Check[]
 				assert(!JSON.stringify(item).includes(sandbox.credentials.webhookSecret), 'the explanation contains the secret');
 				const all = await n8n.executions(workflow.id);
 				assertEqual(all.filter((e) => e.mode !== 'manual').length, 0, 'production runs');
+				// Production refusals (the forged-event check before this one) are logged with reason and count.
+				const log = existsSync(n8n.logFile) ? readFileSync(n8n.logFile, 'utf8') : '';
+				assert(/delivery refused \(401, invalid signature\); \d+ refused by this trigger since n8n started/.test(log), 'no refusal in n8n’s log');
 			},
 		},
 		{
