@@ -72,3 +72,8 @@ export function questionPage(question: Question, error?: string): string {
 export function thanksPage(): string {
 	return page('Thank you', '<h1>Thank you</h1><p>Your answer was received. You can close this page.</p>');
 }
+
+/** A link of a question that is no longer waiting (answered, or replaced by the next one). */
+export function answeredPage(): string {
+	return page('No answer needed', '<h1>No answer needed</h1><p>This question was already answered or is no longer open.</p>');
+}

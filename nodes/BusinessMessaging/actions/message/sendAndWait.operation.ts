@@ -7,10 +7,12 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
+import { createHash } from 'node:crypto';
+
 import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateDisplayOptions } from 'n8n-workflow';
 
-import { ANSWER_FIELD, APPROVE, DECLINE, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
-import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
+import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
+import { checkNotEmpty, checkPhone, getSender, normalizePhone } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
 
@@ -32,6 +34,17 @@ export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const
 
 /** The recipient's phone, carried in the signed link so the answer says who it was sent to. */
 const RECIPIENT_PARAM = 'to';
+/** Which question the link belongs to; see `questionKey`. */
+const QUESTION_PARAM = 'q';
+
+/**
+ * n8n signs a link for the execution and the node only, so when the node waits again in the same
+ * execution (Loop Over Items) an earlier link would be valid for the new wait. The link carries a key
+ * of the recipient and the message, and the page compares it with the question now waiting.
+ */
+function questionKey(phone: string, message: string): string {
+	return createHash('sha256').update(`${phone}\n${message}`).digest('hex').slice(0, 16);
+}
 
 const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
 
@@ -211,7 +224,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 	const linkText = String(this.getNodeParameter('linkText', 0, '') ?? '').trim();
 	const sender = await getSender.call(this, 0, true);
 	const until = waitUntil(this);
-	const link = this.getSignedResumeUrl({ [RECIPIENT_PARAM]: phone });
+	const link = this.getSignedResumeUrl({ [RECIPIENT_PARAM]: phone, [QUESTION_PARAM]: questionKey(phone, message) });
 	await apiRequest.call(this, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
 		body: { phone, body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
@@ -248,6 +261,12 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		res.setHeader('Cache-Control', 'no-store');
 		res.end(html);
 	};
+	// Parameters evaluate against the item now waiting (n8n hands the webhook the waiting node's input).
+	const waitingKey = questionKey(normalizePhone(this.getNodeParameter('phone', '')), String(this.getNodeParameter('message', '')));
+	if (req.query?.[QUESTION_PARAM] !== waitingKey) {
+		reply(410, answeredPage());
+		return { noWebhookResponse: true };
+	}
 	if (req.method !== 'POST') {
 		reply(200, questionPage(question));
 		return { noWebhookResponse: true };
