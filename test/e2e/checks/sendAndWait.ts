@@ -7,7 +7,7 @@ import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
 import { waitFor } from '../lib/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../lib/stack';
-import { chain, webhookTrigger, type Workflow } from '../lib/workflow';
+import { chain, node, webhookTrigger, type Workflow } from '../lib/workflow';
 import { action, type CredentialRef } from '../lib/workflows';
 
 const ASK_NODE = 'Ask';
@@ -34,8 +34,31 @@ function waitWorkflow(credential: CredentialRef, key: string, phone: string, par
 	]);
 }
 
+/** The README's recipe for several items: Loop Over Items (batch size 1) around the node. */
+function loopWorkflow(credential: CredentialRef): Workflow {
+	const split = node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.people', options: {} });
+	const loop = node('Loop Over Items', 'n8n-nodes-base.splitInBatches', 3, { options: {} });
+	const askEach = action(ASK_NODE, credential, {
+		resource: 'message',
+		operation: 'sendAndWait',
+		phoneNumberId: '',
+		phone: '={{ $json.phone }}',
+		message: '=May {{ $json.name }} have the day off?',
+		responseType: 'approval',
+		approvalType: 'double',
+	});
+	const done = node('Done', 'n8n-nodes-base.noOp', 1, {});
+	const wf = chain('e2eWaitLoop', 'E2E: send and wait (Loop)', [webhookTrigger('e2e-wait-loop', 'Run', 'onReceived'), split, loop]);
+	wf.nodes.push(askEach, done);
+	const to = (name: string) => ({ node: name, type: 'main' as const, index: 0 });
+	wf.connections[loop.name] = { main: [[to(done.name)], [to(askEach.name)]] };
+	wf.connections[askEach.name] = { main: [[to(loop.name)]] };
+	return wf;
+}
+
 export function sendAndWaitWorkflows(credential: CredentialRef): Workflow[] {
 	return [
+		loopWorkflow(credential),
 		waitWorkflow(credential, 'Approval', '+15550000101', { responseType: 'approval', approvalType: 'double' }),
 		waitWorkflow(credential, 'Text', '+15550000102', { responseType: 'freeText' }),
 		waitWorkflow(credential, 'Timeout', '+15550000103', {
@@ -60,15 +83,30 @@ async function execution(n8n: N8n, workflowId: string, id: string): Promise<Exec
 	return (await n8n.executions(workflowId)).find((e) => e.id === id);
 }
 
-/** Starts the workflow and reads the link from the message the sandbox received. */
-async function ask(stack: Stack, workflow: Workflow): Promise<Asked> {
-	const { n8n, sandbox } = stack;
-	const phone = String(workflow.nodes.find((n) => n.name === ASK_NODE)!.parameters.phone);
+/** Starts the workflow (with `body`) and reads the link from the message the sandbox received. */
+async function ask(stack: Stack, workflow: Workflow, body: unknown = {}, to?: string): Promise<Asked> {
+	const { sandbox } = stack;
+	const phone = to ?? String(workflow.nodes.find((n) => n.name === ASK_NODE)!.parameters.phone);
 	const since = await sandbox.mark();
 	const hook = workflow.nodes[0];
-	const res = await fetch(`${n8n.baseUrl}/webhook/${String(hook.parameters.path)}`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
-	assertEqual(res.status, 200, 'starting the workflow');
-	await res.text();
+	// Just after activation n8n may not have registered the webhook yet: a 404 started nothing, so try again.
+	const status = await waitFor(
+		`the webhook of ${workflow.name}`,
+		async () => {
+			const res = await fetch(`${stack.n8n.baseUrl}/webhook/${String(hook.parameters.path)}`, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+			await res.text();
+			return res.status === 404 ? undefined : res.status;
+		},
+		30_000,
+		500,
+	);
+	assertEqual(status, 200, 'starting the workflow');
+	return await question(stack, workflow, since, phone);
+}
+
+/** The next question to `phone` (sent after `since`), its link and the execution waiting for it. */
+async function question(stack: Stack, workflow: Workflow, since: number, phone: string): Promise<Asked> {
+	const { n8n, sandbox } = stack;
 	const sent = await waitFor(
 		`the question to ${phone}`,
 		async () => (await sandbox.requests(since)).find((r) => r.path.endsWith('/w/message/text') && (r.json as { phone?: string })?.phone === phone),
@@ -173,7 +211,32 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 			},
 		},
 		{
+			name: 'send and wait in Loop Over Items: each person gets a question and answers it; the first link, tapped again during the second wait, answers nothing',
+			fn: async () => {
+				const workflow = byKey(workflows, 'Loop');
+				const people = [
+					{ phone: '+15550000201', name: 'Ann' },
+					{ phone: '+15550000202', name: 'Bob' },
+				];
+				const first = await ask(stack, workflow, { people }, people[0].phone);
+				const since = await stack.sandbox.mark();
+				assertEqual((await answer(first.link, 'approve')).status, 200, 'first answer');
+				const second = await question(stack, workflow, since, people[1].phone);
+				assertEqual(second.executionId, first.executionId, 'one execution asks both');
+				const stale = await answer(first.link, 'decline');
+				assertEqual(stale.status, 410, 'the first link during the second wait');
+				assert((await stale.text()).includes('No answer needed'), 'the stale link does not say so');
+				assertEqual((await execution(n8n, workflow.id, second.executionId))?.status, 'waiting', 'status after the stale link');
+				assertEqual((await answer(second.link, 'decline')).status, 200, 'second answer');
+				const done = await finished(n8n, second);
+				assertEqual(done.status, 'success', 'status');
+				const output = nodeOutput(done, 'Done').map((i) => [i.answer, i.answeredBy]);
+				assertEqual(output, [['approved', people[0].phone], ['declined', people[1].phone]], 'answers after the loop');
+			},
+		},
+		{
 			name: 'send and wait: at the limit the execution goes on with the item the node received, without an answer; the link then resumes nothing',
+			timeoutMs: 240_000,
 			fn: async () => {
 				assert(timeout, 'the timeout workflow did not start');
 				const done = await finished(n8n, timeout);
