@@ -164,6 +164,13 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 				assertEqual(page.status, 200, 'GET the link');
 				assert(html.includes('value="approve">Approve</button>') && html.includes('value="decline">Decline</button>'), `the page has no Approve and Decline buttons: ${html.slice(0, 300)}`);
 				assertEqual((await execution(n8n, asked.workflow.id, asked.executionId))?.status, 'waiting', 'status after opening the link');
+				// A link changed by hand (another recipient) fails n8n's signature check.
+				const forged = new URL(asked.link);
+				forged.searchParams.set('to', '+15559999999');
+				const refused = await fetch(forged, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'answer=approve' });
+				await refused.text();
+				assertEqual(refused.status, 401, 'a changed link');
+				assertEqual((await execution(n8n, asked.workflow.id, asked.executionId))?.status, 'waiting', 'status after a changed link');
 
 				const before = Date.now();
 				// Two answers at the same moment, then one more: exactly one resumes the execution.
