@@ -16,6 +16,7 @@ import { router } from './actions/router';
 import * as template from './actions/template';
 import * as webhook from './actions/webhook';
 import { searchTemplates } from './methods/listSearch';
+import { getTemplatePlaceholders } from './methods/resourceMapping';
 
 export class BusinessMessaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -57,7 +58,7 @@ export class BusinessMessaging implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchTemplates } };
+	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await answerWebhook.call(this);

@@ -9,18 +9,36 @@ import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
+import {
+	DEFAULT_HOOK,
+	PACED_HOOK,
+	PACED_RATE,
+	REPEATS_HOOK,
+	RETRY_HOOK,
+	RETRY_ON_FAIL_HOOK,
+	sendingChecks,
+	TEST_MODE_CREDENTIAL,
+	TEST_MODE_HOOK,
+	TEST_MODE_REPEATS_HOOK,
+	TEST_RECIPIENT,
+	TEMPLATE,
+	TEMPLATE_RECIPIENT,
+	TEMPLATE_VALUES,
+} from './checks/sending';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
 import { startStack, type Stack } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
 import {
 	bareTriggerWorkflow,
+	bulkTextWorkflow,
 	contactWorkflow,
 	httpRequestWorkflow,
 	mediaWorkflow,
 	missingTemplateWorkflow,
 	orderWorkflow,
 	replyWorkflow,
+	templateSendWorkflow,
 	templateWorkflow,
 	textWorkflow,
 	webhookTestWorkflow,
@@ -52,7 +70,8 @@ async function main(): Promise<number> {
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: (line) => process.stdout.write(`# ${line}\n`),
-			workflows: ({ sandbox, credential, n8n }) => [
+			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
+			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
 				templateWorkflow(credential),
 				textWorkflow(credential),
@@ -63,6 +82,24 @@ async function main(): Promise<number> {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				listenWorkflow(credential),
+				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
+				bulkTextWorkflow('e2eBulkRetryOnFail', credential, RETRY_ON_FAIL_HOOK, { parallelRequests: 1 }, {
+					retryOnFail: true,
+					maxTries: 2,
+					waitBetweenTries: 0,
+				}),
+				bulkTextWorkflow('e2eBulkRepeats', credential, REPEATS_HOOK, {
+					skipRepeatsWithin: 60,
+					repeatKey: '={{ $json.order_id }}-shipped',
+				}),
+				bulkTextWorkflow('e2eBulkDefault', credential, DEFAULT_HOOK),
+				bulkTextWorkflow('e2eBulkPaced', credential, PACED_HOOK, { maxMessagesPerSecond: PACED_RATE }),
+				templateSendWorkflow(credential, TEMPLATE.id, TEMPLATE_VALUES, TEMPLATE_RECIPIENT),
+				bulkTextWorkflow('e2eBulkTestMode', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_HOOK),
+				bulkTextWorkflow('e2eBulkTestModeRepeats', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_REPEATS_HOOK, {
+					skipRepeatsWithin: 60,
+					repeatKey: '={{ $json.order_id }}-shipped',
+				}),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -86,6 +123,7 @@ async function main(): Promise<number> {
 		...waitChecks.slice(1, -1),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
+		...sendingChecks(stack),
 		...waitChecks.slice(-1),
 	];
 	for (const check of checks) await report.run(check);

@@ -102,3 +102,23 @@ describe('answer page', () => {
 		expect(thanksPage()).toContain('Your answer was received');
 	});
 });
+
+describe('the credential’s Test Mode', () => {
+	const withMode = (credentials: Record<string, string>) =>
+		runAction(
+			sandbox,
+			{ resource: 'message', operation: 'sendAndWait', phone: PHONE, message: 'Ship order 12 today?' },
+			{ credentials },
+		);
+	test('redirect: the question goes to the test recipient, and the run waits', async () => {
+		const result = await withMode({ testMode: 'redirect', testRecipient: '+4915199999999' });
+		expect(result.run.status).toBe('waiting');
+		expect(sandbox.messages.map((m) => m.phone)).toEqual(['+4915199999999']);
+	});
+	test('dry run: nothing is sent and the run does not wait', async () => {
+		const result = await withMode({ testMode: 'dryRun' });
+		expect(result.run.waitTill).toBeUndefined();
+		expect(sandbox.requests).toHaveLength(0);
+		expect(result.items[0].json).toMatchObject({ answer: null, testMode: 'dryRun', sent: false, intendedRecipient: PHONE });
+	});
+});

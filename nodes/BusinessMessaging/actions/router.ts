@@ -6,7 +6,8 @@ import * as message from './message';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
-import { MAX_PARALLEL_REQUESTS } from './common.descriptions';
+import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './common.descriptions';
+import { type MessageOf, startSendGuard } from '../helpers/sendOnce';
 
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 
@@ -18,6 +19,8 @@ interface OperationModule {
 	executeAll?: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 	/** Present on operations that may run items in parallel: items with the same key keep their order. */
 	recipientOf?: (this: IExecuteFunctions, itemIndex: number) => string;
+	/** Present on message sends: what an item sends, so a retry or a repeat is not sent again. */
+	messageOf?: MessageOf;
 }
 
 /**
@@ -35,9 +38,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
 	const outputs: INodeExecutionData[][] = new Array(items.length);
+	const guard = module.messageOf ? await startSendGuard(this, items.length, module.messageOf) : undefined;
 	const runItem = async (itemIndex: number) => {
 		try {
-			const output = await run.call(this, itemIndex);
+			const output = guard
+				? await guard.send(itemIndex, async () => (await run.call(this, itemIndex)) as IDataObject)
+				: await run.call(this, itemIndex);
 			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
 				itemData: { item: itemIndex },
 			});
@@ -51,15 +57,19 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 	const parallel = module.recipientOf
 		? Math.min(
-				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, 1) as number), 1),
+				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number), 1),
 				MAX_PARALLEL_REQUESTS,
 			)
 		: 1;
-	if (parallel === 1) {
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
-	} else {
-		const error = await runInParallel(groupBy(items.length, (i) => module.recipientOf!.call(this, i)), parallel, runItem);
-		if (error) throw asNodeError(this, error);
+	try {
+		if (parallel === 1) {
+			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
+		} else {
+			const error = await runInParallel(groupBy(items.length, (i) => module.recipientOf!.call(this, i)), parallel, runItem);
+			if (error) throw asNodeError(this, error);
+		}
+	} finally {
+		await guard?.finish();
 	}
 	return [outputs.flat()];
 }

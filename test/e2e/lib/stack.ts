@@ -21,8 +21,15 @@ export interface StackOptions {
 	/** Passed to the sandbox: retry delays divided by this. */
 	timeScale?: number;
 	credentialName?: string;
-	/** Builds the workflows once the sandbox's address and the credential are known. */
-	workflows: (context: { sandbox: SandboxProcess; credential: CredentialRef; n8n: N8n }) => Workflow[];
+	/** More credentials of this type: the sandbox's values with these fields changed, by name. */
+	extraCredentials?: Record<string, Record<string, unknown>>;
+	/** Builds the workflows once the sandbox's address and the credentials are known. */
+	workflows: (context: {
+		sandbox: SandboxProcess;
+		credential: CredentialRef;
+		n8n: N8n;
+		extraCredentials: Record<string, CredentialRef>;
+	}) => Workflow[];
 	/** Workflows (ids) to publish before the server starts: active from the start. */
 	publish: (workflows: Workflow[]) => string[];
 	/** Workflows (ids) to activate through the public API once the server runs. */
@@ -79,9 +86,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		const credentialName = options.credentialName ?? 'Business Messaging (sandbox)';
 		const credential: CredentialRef = { id: n8nId('bmSandboxCred'), name: credentialName };
 		const credentialData = sandbox.credentials;
-		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id)]);
+		const extraCredentials: Record<string, CredentialRef> = {};
+		const extraEntries = Object.entries(options.extraCredentials ?? {}).map(([name, fields]) => {
+			extraCredentials[name] = { id: n8nId(name), name };
+			return credentialEntry(name, { ...credentialData, ...fields }, extraCredentials[name].id);
+		});
+		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id), ...extraEntries]);
 		lap('import credential');
-		const workflows = options.workflows({ sandbox, credential, n8n });
+		const workflows = options.workflows({ sandbox, credential, n8n, extraCredentials });
 		await n8n.importWorkflows(workflows);
 		lap('import workflows');
 		for (const id of options.publish(workflows)) await n8n.publish(id);

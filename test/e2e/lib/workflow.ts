@@ -12,6 +12,9 @@ export interface WfNode {
 	webhookId?: string;
 	onError?: string;
 	executeOnce?: boolean;
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
 }
 
 export interface Workflow {

@@ -237,3 +237,52 @@ export function bareTriggerWorkflow(credential: CredentialRef, webhookId: string
 		}),
 	]);
 }
+
+/**
+ * Sends the text messages posted to it (`{ "messages": [{ "phone", "text", "order_id"? }] }`), one item
+ * each, with the given options of the send.
+ */
+export function bulkTextWorkflow(
+	id: string,
+	credential: CredentialRef,
+	hookPath: string,
+	options: Record<string, unknown> = {},
+	extra: Partial<WfNode> = {},
+): Workflow {
+	return chain(id, `E2E: bulk send (${hookPath})`, [
+		webhookTrigger(hookPath),
+		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
+		action(
+			'Send Text',
+			credential,
+			{
+				resource: 'message',
+				operation: 'sendText',
+				phoneNumberId: '',
+				phone: '={{ $json.phone }}',
+				text: '={{ $json.text }}',
+				options,
+			},
+			extra,
+		),
+	]);
+}
+
+/** Template → Render, then Send Text From Template with the same values. */
+export function templateSendWorkflow(credential: CredentialRef, templateId: number, values: Record<string, string>, phone: string, hookPath = 'e2e-template-send'): Workflow {
+	const template = { __rl: true, mode: 'id', value: String(templateId) };
+	const placeholderValues = { mappingMode: 'defineBelow', value: values };
+	return chain('e2eTemplateSend', 'E2E: render a template and send its body', [
+		webhookTrigger(hookPath),
+		action('Render', credential, { resource: 'template', operation: 'render', templateId: template, placeholderValues }),
+		action('Send From Template', credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone,
+			textSource: 'template',
+			templateId: template,
+			placeholderValues,
+		}),
+	]);
+}

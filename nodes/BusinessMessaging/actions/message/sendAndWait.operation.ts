@@ -13,7 +13,8 @@ import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateD
 
 import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
 import { checkNotEmpty, checkPhone, getSender, normalizePhone } from '../../helpers/validation';
-import { apiRequest } from '../../transport';
+import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
+import { apiRequest, getCredential } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
 
 /**
@@ -225,12 +226,16 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 	const sender = await getSender.call(this, 0, true);
 	const until = waitUntil(this);
 	const link = this.getSignedResumeUrl({ [RECIPIENT_PARAM]: phone, [QUESTION_PARAM]: questionKey(phone, message) });
-	await apiRequest.call(this, 'POST', '/w/message/text', {
+	const testMode = testModeOf(this, await getCredential.call(this));
+	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
-		body: { phone, body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
+		body: { phone: deliveryPhone(testMode, phone), body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
 		itemIndex: 0,
 		retry: 'send',
+		message: true,
 	});
+	// A dry run sends nothing, so nobody could answer: the run goes on at once, marked.
+	if (testMode.mode === 'dryRun') return [[{ json: markTestMode(testMode, { ...response, answer: null }, phone), pairedItem: { item: 0 } }]];
 	await this.putExecutionToWait(until);
 	return [items];
 }
