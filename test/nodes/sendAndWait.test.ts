@@ -114,6 +114,8 @@ describe('the credential’s Test Mode', () => {
 		const result = await withMode({ testMode: 'redirect', testRecipient: '+4915199999999' });
 		expect(result.run.status).toBe('waiting');
 		expect(sandbox.messages.map((m) => m.phone)).toEqual(['+4915199999999']);
+		// The answer will name the intended recipient.
+		expect(linkIn(sandbox.messages[0].body!).searchParams.get('to')).toBe(PHONE);
 	});
 	test('dry run: nothing is sent and the run does not wait', async () => {
 		const result = await withMode({ testMode: 'dryRun' });
