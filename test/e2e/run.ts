@@ -2,13 +2,15 @@
  * End-to-end suite: this package in a real n8n 2.41.1 against the sandbox, driven over HTTP.
  * npm run test:e2e  (E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
+import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks } from './checks/agent';
+import { ScriptedModel } from './lib/model';
 import {
 	DEFAULT_HOOK,
 	PACED_HOOK,
@@ -42,6 +44,8 @@ import {
 	templateWorkflow,
 	textWorkflow,
 	webhookTestWorkflow,
+	agentWorkflow,
+	OPENAI_CREDENTIAL_TYPE,
 } from './lib/workflows';
 
 export const OWNER = {
@@ -50,6 +54,8 @@ export const OWNER = {
 	firstName: 'E2E',
 	lastName: 'Owner',
 };
+
+const OPENAI_CREDENTIAL = 'OpenAI (scripted model)';
 
 export const TRIGGER_WEBHOOK_ID = webhookIdFor('e2e-trigger');
 /** Retry delays (1 min, 5 min, …) divided by this: the first retry comes after 1 s. */
@@ -64,13 +70,16 @@ async function main(): Promise<number> {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
 	const mediaFile = 'pixel.png';
+	const model = new ScriptedModel(AGENT_SCENARIOS);
 	try {
+		await model.start();
 		stack = await startStack({
 			dir,
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: (line) => process.stdout.write(`# ${line}\n`),
 			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
+			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
 			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
 				templateWorkflow(credential),
@@ -100,6 +109,7 @@ async function main(): Promise<number> {
 					skipRepeatsWithin: 60,
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
+				...AGENT_VERSIONS.map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -111,7 +121,7 @@ async function main(): Promise<number> {
 		});
 	} catch (error) {
 		report.result('set-up: n8n with the package, the sandbox, credential and workflows', false, String(error));
-		return finish(report, dir, started, stack);
+		return finish(report, dir, started, stack, model);
 	}
 	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
 
@@ -121,9 +131,10 @@ async function main(): Promise<number> {
 		waitChecks[0],
 		...(await runActionChecks(stack, mediaFile)),
 		...waitChecks.slice(1, -1),
+		...sendingChecks(stack),
+		...agentChecks(stack, model),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
-		...sendingChecks(stack),
 		...waitChecks.slice(-1),
 	];
 	for (const check of checks) await report.run(check);
@@ -142,11 +153,20 @@ async function main(): Promise<number> {
 			}
 		},
 	});
-	return finish(report, dir, started, stack);
+	return finish(report, dir, started, stack, model);
 }
 
-async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, stack?: Stack): Promise<number> {
+async function finish(
+	report: ReturnType<typeof createReporter>,
+	dir: string,
+	started: number,
+	stack?: Stack,
+	model?: ScriptedModel,
+): Promise<number> {
 	await stack?.stop();
+	await model?.stop();
+	// What n8n sent the model, tool results included: for reading when a check fails (kept with the logs).
+	if (model) writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(model.requests, null, 1));
 	await stopAll();
 	const { passed, failed } = report.totals();
 	if (stack) {

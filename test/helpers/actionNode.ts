@@ -18,6 +18,8 @@ export interface RunActionOptions {
 	retryOnFail?: { maxTries: number; waitBetweenTries?: number };
 	/** Retry this failed run as n8n's Retry button does. */
 	retryOf?: RunResult;
+	/** Run the node's AI-tool variant (`…businessMessagingTool`), as n8n does for an agent's tool. */
+	asAiTool?: boolean;
 }
 
 export async function runAction(
@@ -25,12 +27,13 @@ export async function runAction(
 	parameters: INodeParameters,
 	options: RunActionOptions = {},
 ): Promise<RunResult> {
+	const type = options.asAiTool ? `${ACTION_NODE_TYPE}Tool` : ACTION_NODE_TYPE;
 	const result = await runNode({
-		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
+		nodeTypes: { [type]: new BusinessMessaging() },
 		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
 		credentials: { businessMessagingApi: { ...sandbox.credentials, ...options.credentials } },
 		node: {
-			type: ACTION_NODE_TYPE,
+			type,
 			parameters,
 			continueOnFail: options.continueOnFail,
 			...(options.retryOnFail && { retryOnFail: true, waitBetweenTries: 0, ...options.retryOnFail }),

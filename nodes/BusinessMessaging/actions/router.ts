@@ -38,6 +38,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
 	const outputs: INodeExecutionData[][] = new Array(items.length);
+	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
+	// AgentExecutor) gives the model an empty result for a tool that throws, so the model could not
+	// read what to correct. The item carries the same message a user sees in the editor.
+	const keepGoing = this.continueOnFail() || runsAsAiTool(this);
 	const guard = module.messageOf ? await startSendGuard(this, items.length, module.messageOf) : undefined;
 	const runItem = async (itemIndex: number) => {
 		try {
@@ -48,7 +52,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				itemData: { item: itemIndex },
 			});
 		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
+			if (!keepGoing) throw asNodeError(this, error, itemIndex);
 			const json: IDataObject = { error: error.message };
 			if (error.description) json.description = error.description;
 			if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
@@ -72,6 +76,11 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		await guard?.finish();
 	}
 	return [outputs.flat()];
+}
+
+/** n8n names the tool variant of a node `<node>Tool` (n8n-workflow's `NodeHelpers.isToolType`). */
+function runsAsAiTool(ctx: IExecuteFunctions): boolean {
+	return ctx.getNode().type.endsWith('Tool');
 }
 
 /** Both constructors hand back an error that already is of their kind. */

@@ -23,6 +23,8 @@ export interface StackOptions {
 	credentialName?: string;
 	/** More credentials of this type: the sandbox's values with these fields changed, by name. */
 	extraCredentials?: Record<string, Record<string, unknown>>;
+	/** Credentials of other types (e.g. n8n's OpenAI credential), imported as given, by name. */
+	otherCredentials?: Array<{ name: string; type: string; data: Record<string, unknown> }>;
 	/** Builds the workflows once the sandbox's address and the credentials are known. */
 	workflows: (context: {
 		sandbox: SandboxProcess;
@@ -91,6 +93,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 			extraCredentials[name] = { id: n8nId(name), name };
 			return credentialEntry(name, { ...credentialData, ...fields }, extraCredentials[name].id);
 		});
+		for (const other of options.otherCredentials ?? []) {
+			extraCredentials[other.name] = { id: n8nId(other.name), name: other.name };
+			extraEntries.push({ id: extraCredentials[other.name].id, name: other.name, type: other.type, data: other.data });
+		}
 		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id), ...extraEntries]);
 		lap('import credential');
 		const workflows = options.workflows({ sandbox, credential, n8n, extraCredentials });

@@ -22,7 +22,8 @@ export interface Workflow {
 	name: string;
 	active: boolean;
 	nodes: WfNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	/** By output type: `main`, or the AI connection types (`ai_languageModel`, `ai_tool`) of sub-nodes. */
+	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
 	settings: Record<string, unknown>;
 	pinData: Record<string, unknown>;
 }
