@@ -1,8 +1,16 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contact from './actions/contact';
 import * as message from './actions/message';
+import { answerWebhook, WAITING_WEBHOOKS } from './actions/message/sendAndWait.operation';
 import * as order from './actions/order';
 import { router } from './actions/router';
 import * as template from './actions/template';
@@ -24,6 +32,9 @@ export class BusinessMessaging implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'businessMessagingApi', required: true }],
+		// The answer link of Send and Wait for Response (n8n's waiting webhook).
+		webhooks: WAITING_WEBHOOKS,
+		waitingNodeTooltip: 'Waiting for the recipient to answer through the link in the message',
 		properties: [
 			{
 				displayName: 'Resource',
@@ -48,6 +59,10 @@ export class BusinessMessaging implements INodeType {
 	};
 
 	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await answerWebhook.call(this);
+	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -16,9 +16,11 @@ import {
 	MESSAGE_STATUS_OPTIONS,
 	envelopeProblem,
 	parseJsonObject,
+	testEventMark,
 	verificationChallenge,
 	type EventEnvelope,
 } from './events';
+import { countRefusal, refusalItem, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 
 /**
@@ -45,6 +47,7 @@ interface TriggerOptions {
 	outputDataOnly?: boolean;
 	allowDuplicates?: boolean;
 	skipSignatureVerification?: boolean;
+	refusalSummaryMinutes?: number;
 }
 
 /** Answers without starting the workflow. Every such answer is JSON with an explicit status code. */
@@ -52,6 +55,28 @@ function answer(context: IWebhookFunctions, statusCode: number, body: IDataObjec
 	const response = context.getResponseObject();
 	if (!response.headersSent) response.status(statusCode).json(body);
 	return { noWebhookResponse: true };
+}
+
+/**
+ * Refuses a delivery: the sender gets the same answer in every mode. While "Listen for test event"
+ * runs, the editor gets an item saying which check failed. In production the refusal is logged and
+ * counted, and with *Report Refused Deliveries* at most one summary run starts per interval.
+ */
+function refuse(context: IWebhookFunctions, refusal: Refusal, options: TriggerOptions): IWebhookResponseData {
+	answer(context, refusal.status, { error: refusal.reason });
+	const item = refusalItem(refusal);
+	if (context.getMode() === 'manual') {
+		context.logger.warn(`Business Messaging Trigger: test delivery refused (${refusal.status}, ${refusal.reason})`);
+		return { noWebhookResponse: true, workflowData: [[{ json: item }]] };
+	}
+	const minutes = Number(options.refusalSummaryMinutes);
+	const scope = `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
+	const { total, summary } = countRefusal(scope, refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
+	context.logger.warn(
+		`Business Messaging Trigger: delivery refused (${refusal.status}, ${refusal.reason}); ${total} refused by this trigger since n8n started. ${String(item.whatToCheck)}`,
+		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal.reason, refusedSinceStart: total },
+	);
+	return summary ? { noWebhookResponse: true, workflowData: [[{ json: summary }]] } : { noWebhookResponse: true };
 }
 
 /**
@@ -88,21 +113,15 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 		if (secret === '') {
 			// 503, not 401: the service retries 5xx answers for about 7 hours, so events sent before the
 			// user fills in the secret still arrive afterwards. A 401 would make it drop them for good.
-			this.logger.error(
-				'Business Messaging Trigger: the credential has no Webhook Secret, so events cannot be verified and are refused. Fill it in, or turn on "Skip Signature Verification" in the node options.',
-			);
-			return answer(this, 503, { error: 'webhook secret not configured' });
+			return refuse(this, { status: 503, reason: 'webhook secret not configured' }, options);
 		}
 		const check = verifySignature(secret, headers[SIGNATURE_HEADER], timestampHeader, rawBody, nowSeconds);
-		if (!check.valid) {
-			this.logger.warn(`Business Messaging Trigger: request rejected (${check.reason})`);
-			return answer(this, 401, { error: check.reason });
-		}
+		if (!check.valid) return refuse(this, { status: 401, reason: check.reason }, options);
 	}
 
 	// 400 tells the service not to retry: resending the same body cannot fix it.
 	const problem = envelopeProblem(body);
-	if (problem !== undefined) return answer(this, 400, { error: problem });
+	if (problem !== undefined) return refuse(this, { status: 400, reason: problem }, options);
 	const { event, timestamp, data } = body as unknown as EventEnvelope;
 
 	// Event names not in the list (added by the service later) are well-formed and signed: they start
@@ -126,8 +145,8 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	}
 
 	const json: IDataObject = options.outputDataOnly
-		? data
-		: { event, timestamp, data, deliveryKey: key, signatureTimestamp };
+		? { ...data, ...testEventMark(data) }
+		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data) };
 	// Answer here rather than leave it to n8n: with `noWebhookResponse` n8n saves the static data
 	// (the remembered delivery) before it starts the run. Otherwise starting the run re-wraps the same
 	// static data object and clears its "changed" mark, and n8n 2.41 never saves the new key.
@@ -204,6 +223,15 @@ export class BusinessMessagingTrigger implements INodeType {
 						default: false,
 						description:
 							'Whether to output only the event’s data, without its name, timestamp and delivery key',
+					},
+					{
+						displayName: 'Report Refused Deliveries Every (Minutes)',
+						name: 'refusalSummaryMinutes',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: 60,
+						description:
+							'Starts a run with a summary of refused deliveries (wrong signature, stale timestamp, not JSON, no secret): at once for the first, then at most once per this many minutes, never one run per refused request. The item has event "refusals.summary"; use it to alert on a Webhook Secret left out of date after a rotation.',
 					},
 					{
 						displayName: 'Skip Signature Verification (Unsafe)',

@@ -65,3 +65,15 @@ export function envelopeProblem(body: IDataObject | undefined): string | undefin
 	if (!isPlainObject(body.data)) return 'missing data';
 	return undefined;
 }
+
+/**
+ * The service's test event (Webhook → Send Test Event). The spec does not show its payload; this is the
+ * one place that decides how it is recognised: a `data.test` of `true` (README, Assumptions).
+ */
+export function testEventMark(data: IDataObject): IDataObject {
+	if (data.test !== true) return {};
+	return {
+		testEvent: true,
+		note: 'This is the service’s test event (Webhook → Send Test Event): the webhook URL, the signature and the credential’s Webhook Secret all work.',
+	};
+}

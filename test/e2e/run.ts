@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
+import { listenChecks, listenWorkflow } from './checks/listen';
+import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
@@ -112,6 +114,8 @@ export async function e2eSuite(options: {
 				webhookTestWorkflow(credential),
 				missingTemplateWorkflow(credential),
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
+				...sendAndWaitWorkflows(credential),
+				listenWorkflow(credential),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
 				bulkTextWorkflow('e2eBulkRetryOnFail', credential, RETRY_ON_FAIL_HOOK, { parallelRequests: 1 }, {
 					retryOnFail: true,
@@ -147,11 +151,17 @@ export async function e2eSuite(options: {
 		return;
 	}
 
+	const waitChecks = sendAndWaitChecks(stack);
 	const checks: Check[] = [
+		// The timeout wait starts first and is checked last: n8n looks for due waits once a minute.
+		waitChecks[0],
 		...(await runActionChecks(stack, mediaFile)),
+		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
+		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
+		...waitChecks.slice(-1),
 	];
 	for (const check of checks) await runCheck(check);
 

@@ -1,7 +1,7 @@
 /** The signed API: orders, templates, contacts, messages and the webhook test. Pure routing over state. */
 import { fail, ok, pageOf, parsePaging, type Answer } from './http-util';
 import { ORDER_STATES, type OrderState, type SeedData } from './seed';
-import type { Delivery, DeliverOptions } from './webhooks';
+import { sampleEventData, type Delivery, type DeliverOptions } from './webhooks';
 
 export const PHONE_PATTERN = /^\+?[1-9]\d{6,14}$/;
 export const MEDIA_TYPES = ['image', 'video', 'audio', 'document'] as const;
@@ -217,7 +217,10 @@ function sendMedia(ctx: ApiContext, req: ApiRequest): Answer {
 function testWebhook(ctx: ApiContext): Answer {
 	const url = ctx.webhookUrl();
 	if (!url) return fail(422, 'No webhook URL is configured.');
-	const d = ctx.deliver({ event: 'message.received', url });
+	// The spec does not show the test event's payload: the sandbox marks it `data.test: true`, the mark
+	// the trigger recognises (README, Assumptions).
+	const isoNow = new Date(ctx.now()).toISOString();
+	const d = ctx.deliver({ event: 'message.received', url, data: { ...sampleEventData('message.received', isoNow), test: true } });
 	// The delivery runs on; the answer does not wait for the receiver.
 	d.done.catch(() => undefined);
 	return ok({ message: 'Test webhook event sent', data: { delivery_id: d.id, event: d.event, url } });

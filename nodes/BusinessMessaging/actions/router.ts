@@ -15,6 +15,8 @@ const resources: Record<string, Record<string, unknown>> = { contact, message, o
 
 interface OperationModule {
 	execute?: Operation;
+	/** Operations that handle all items at once (Send and Wait: the whole execution waits). */
+	executeAll?: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 	/** Present on operations that may run items in parallel: items with the same key keep their order. */
 	recipientOf?: (this: IExecuteFunctions, itemIndex: number) => string;
 	/** Present on message sends: what an item sends, so a retry or a repeat is not sent again. */
@@ -30,6 +32,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const module = resources[resource]?.[operation] as OperationModule | undefined;
+	if (module?.executeAll) return await module.executeAll.call(this);
 	const run = module?.execute;
 	if (!run) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);

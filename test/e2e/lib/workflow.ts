@@ -76,12 +76,12 @@ export const manualTrigger = (name = 'Start') => node(name, 'n8n-nodes-base.manu
  * n8n's Webhook node answering with the last node's first item, at `/webhook/<path>` once active:
  * lets the server run a workflow on request.
  */
-export const webhookTrigger = (path: string, name = 'Run') =>
+export const webhookTrigger = (path: string, name = 'Run', responseMode: 'lastNode' | 'onReceived' = 'lastNode') =>
 	node(
 		name,
 		'n8n-nodes-base.webhook',
 		2,
-		{ httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		{ httpMethod: 'POST', path, responseMode, responseData: 'allEntries', options: {} },
 		{ webhookId: webhookIdFor(path) },
 	);
 

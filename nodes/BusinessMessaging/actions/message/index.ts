@@ -1,9 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as sendAndWait from './sendAndWait.operation';
 import * as sendMedia from './sendMedia.operation';
 import * as sendText from './sendText.operation';
 
-export { sendMedia, sendText };
+export { sendAndWait, sendMedia, sendText };
 
 export const description: INodeProperties[] = [
 	{
@@ -13,6 +14,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
 		options: [
+			{
+				name: 'Send and Wait for Response',
+				value: 'sendAndWait',
+				description: 'Send a question with a link and pause the workflow until the recipient answers',
+				action: 'Send a message and wait for the answer',
+			},
 			{
 				name: 'Send Media',
 				value: 'sendMedia',
@@ -30,4 +37,5 @@ export const description: INodeProperties[] = [
 	},
 	...sendText.description,
 	...sendMedia.description,
+	...sendAndWait.description,
 ];

@@ -1,0 +1,302 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	IWebhookDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { createHash } from 'node:crypto';
+
+import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateDisplayOptions } from 'n8n-workflow';
+
+import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
+import { checkNotEmpty, checkPhone, getSender, normalizePhone } from '../../helpers/validation';
+import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
+import { apiRequest, getCredential } from '../../transport';
+import { optionsField, recipientField, senderField } from '../common.descriptions';
+
+/**
+ * n8n's waiting webhooks (n8n/dist/webhooks/waiting-webhooks.js) treat a node whose `operation` is
+ * 'sendAndWait' as a send-and-wait node: the link must carry the URL signature made by
+ * `getSignedResumeUrl`, and a link of a finished execution shows n8n's "no action required" page.
+ * Both methods, because the page is opened by GET and answered by POST.
+ */
+export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const).map((httpMethod) => ({
+	name: 'default',
+	httpMethod,
+	responseMode: 'onReceived',
+	responseData: '',
+	path: '={{ $nodeId }}',
+	restartWebhook: true,
+	isFullPath: true,
+}));
+
+/** The recipient's phone, carried in the signed link so the answer says who it was sent to. */
+const RECIPIENT_PARAM = 'to';
+/** Which question the link belongs to; see `questionKey`. */
+const QUESTION_PARAM = 'q';
+
+/**
+ * n8n signs a link for the execution and the node only, so when the node waits again in the same
+ * execution (Loop Over Items) an earlier link would be valid for the new wait. The link carries a key
+ * of the recipient and the message, and the page compares it with the question now waiting.
+ */
+function questionKey(phone: string, message: string): string {
+	return createHash('sha256').update(`${phone}\n${message}`).digest('hex').slice(0, 16);
+}
+
+const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
+
+const show = { responseType: ['approval'] };
+
+const properties: INodeProperties[] = [
+	{ ...senderField },
+	recipientField,
+	{
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		required: true,
+		typeOptions: { rows: 4 },
+		default: '',
+		description: 'The question. The link to the answer page is added below it.',
+	},
+	{
+		displayName: 'Response Type',
+		name: 'responseType',
+		type: 'options',
+		options: [
+			{ name: 'Approval', value: 'approval', description: 'The recipient taps Approve (or Decline)' },
+			{ name: 'Free Text', value: 'freeText', description: 'The recipient writes an answer' },
+		],
+		default: 'approval',
+	},
+	{
+		displayName: 'Type of Approval',
+		name: 'approvalType',
+		type: 'options',
+		options: [
+			{ name: 'Approve Only', value: 'single' },
+			{ name: 'Approve and Decline', value: 'double' },
+		],
+		default: 'double',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Approve Button Label',
+		name: 'approveLabel',
+		type: 'string',
+		default: 'Approve',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Decline Button Label',
+		name: 'declineLabel',
+		type: 'string',
+		default: 'Decline',
+		displayOptions: { show: { ...show, approvalType: ['double'] } },
+	},
+	{
+		displayName: 'Answer Field Label',
+		name: 'answerLabel',
+		type: 'string',
+		default: 'Your answer',
+		displayOptions: { show: { responseType: ['freeText'] } },
+	},
+	{
+		displayName: 'Link Text',
+		name: 'linkText',
+		type: 'string',
+		default: 'Answer here:',
+		description: 'Put before the link in the message',
+	},
+	{
+		...optionsField,
+		options: [
+			{
+				displayName: 'Limit Wait Time',
+				name: 'limitWaitTime',
+				type: 'fixedCollection',
+				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },
+				description:
+					'When no answer came by then, the workflow goes on with the item this node received, without an answer',
+				options: [
+					{
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							{
+								displayName: 'Limit Type',
+								name: 'limitType',
+								type: 'options',
+								options: [
+									{ name: 'After Time Interval', value: 'afterTimeInterval' },
+									{ name: 'At Specified Time', value: 'atSpecifiedTime' },
+								],
+								default: 'afterTimeInterval',
+							},
+							{
+								displayName: 'Amount',
+								name: 'resumeAmount',
+								type: 'number',
+								typeOptions: { minValue: 0, numberPrecision: 2 },
+								default: 1,
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+							},
+							{
+								displayName: 'Unit',
+								name: 'resumeUnit',
+								type: 'options',
+								options: [
+									{ name: 'Minutes', value: 'minutes' },
+									{ name: 'Hours', value: 'hours' },
+									{ name: 'Days', value: 'days' },
+								],
+								default: 'hours',
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+							},
+							{
+								displayName: 'Max Date and Time',
+								name: 'maxDateAndTime',
+								type: 'dateTime',
+								default: '',
+								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+							},
+						],
+					},
+				],
+			},
+			...(optionsField.options as INodeProperties[]),
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['message'], operation: [SEND_AND_WAIT_OPERATION] } },
+	properties,
+);
+
+/** The end of the wait: the limit set under Options, else never. Checked before anything is sent. */
+export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
+	const limit = ctx.getNodeParameter('options.limitWaitTime.values', 0, null) as IDataObject | null;
+	if (!limit) return WAIT_INDEFINITELY;
+	let until: Date;
+	if (limit.limitType === 'atSpecifiedTime') {
+		until = new Date(String(limit.maxDateAndTime ?? ''));
+		if (Number.isNaN(until.getTime())) {
+			throw new NodeOperationError(ctx.getNode(), `Limit Wait Time: "${String(limit.maxDateAndTime ?? '')}" is not a date and time`);
+		}
+	} else {
+		const amount = Number(limit.resumeAmount);
+		const unit = UNITS_MS[limit.resumeUnit as keyof typeof UNITS_MS];
+		if (!(amount > 0) || !unit) {
+			throw new NodeOperationError(ctx.getNode(), 'Limit Wait Time: the amount must be more than 0');
+		}
+		until = new Date(now + amount * unit);
+	}
+	if (until.getTime() <= now) {
+		throw new NodeOperationError(ctx.getNode(), `Limit Wait Time: ${until.toISOString()} has passed already`);
+	}
+	return until;
+}
+
+/**
+ * Sends the question with the link and puts the execution to wait. One item per execution: n8n resumes
+ * a waiting execution once (see the README, "Send and Wait for Response"), so several items are
+ * refused before anything is sent rather than answered for the first item only.
+ */
+export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	if (items.length > 1) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Send and Wait for Response waits for one answer per execution, and ${items.length} items arrived`,
+			{
+				description:
+					'n8n resumes a waiting execution once, with one answer. Put a Loop Over Items node (Batch Size 1) before this node to ask each item in turn, or call a sub-workflow holding this node once per item (Execute Workflow, Mode: Run once for each item, Wait For Sub-Workflow Completion off) to ask everyone at once.',
+			},
+		);
+	}
+	const field = (label: string) => ({ label, itemIndex: 0 });
+	const phone = checkPhone(this, field('Recipient Phone'), this.getNodeParameter('phone', 0));
+	const message = checkNotEmpty(this, field('Message'), this.getNodeParameter('message', 0));
+	const linkText = String(this.getNodeParameter('linkText', 0, '') ?? '').trim();
+	const sender = await getSender.call(this, 0, true);
+	const until = waitUntil(this);
+	const link = this.getSignedResumeUrl({ [RECIPIENT_PARAM]: phone, [QUESTION_PARAM]: questionKey(phone, message) });
+	const testMode = testModeOf(this, await getCredential.call(this));
+	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
+		qs: { phone_number_id: sender },
+		body: { phone: deliveryPhone(testMode, phone), body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
+		itemIndex: 0,
+		retry: 'send',
+		message: true,
+	});
+	// A dry run sends nothing, so nobody could answer: the run goes on at once, marked.
+	if (testMode.mode === 'dryRun') return [[{ json: markTestMode(testMode, { ...response, answer: null }, phone), pairedItem: { item: 0 } }]];
+	await this.putExecutionToWait(until);
+	return [items];
+}
+
+function questionOf(ctx: IWebhookFunctions): Question {
+	const text = (name: string, fallback: string) => String(ctx.getNodeParameter(name, fallback) ?? '').trim() || fallback;
+	return {
+		kind: ctx.getNodeParameter('responseType', 'approval') === 'freeText' ? 'freeText' : 'approval',
+		approvalType: ctx.getNodeParameter('approvalType', 'double') === 'single' ? 'single' : 'double',
+		approveLabel: text('approveLabel', 'Approve'),
+		declineLabel: text('declineLabel', 'Decline'),
+		answerLabel: text('answerLabel', 'Your answer'),
+		sendLabel: 'Send',
+	};
+}
+
+/**
+ * The link's page. GET shows the question and resumes nothing; a valid POST resumes the execution with
+ * one item. A second answer finds the execution finished or running, which n8n answers itself
+ * (waiting-webhooks.js) without calling this node, so nothing is resumed twice.
+ */
+export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const req = this.getRequestObject();
+	const res = this.getResponseObject();
+	const question = questionOf(this);
+	const reply = (status: number, html: string) => {
+		res.status(status).setHeader('Content-Type', 'text/html; charset=utf-8');
+		res.setHeader('Cache-Control', 'no-store');
+		res.end(html);
+	};
+	// Parameters evaluate against the item now waiting (n8n hands the webhook the waiting node's input).
+	const waitingKey = questionKey(normalizePhone(this.getNodeParameter('phone', '')), String(this.getNodeParameter('message', '')));
+	if (req.query?.[QUESTION_PARAM] !== waitingKey) {
+		reply(410, answeredPage());
+		return { noWebhookResponse: true };
+	}
+	if (req.method !== 'POST') {
+		reply(200, questionPage(question));
+		return { noWebhookResponse: true };
+	}
+	const raw = (this.getBodyData() as IDataObject)[ANSWER_FIELD];
+	const answer = typeof raw === 'string' ? raw.trim() : '';
+	const json: IDataObject = {};
+	if (question.kind === 'approval') {
+		const allowed = question.approvalType === 'double' ? [APPROVE, DECLINE] : [APPROVE];
+		if (!allowed.includes(answer)) {
+			reply(400, questionPage(question, 'Please choose one of the buttons.'));
+			return { noWebhookResponse: true };
+		}
+		json.answer = answer === APPROVE ? 'approved' : 'declined';
+		json.approved = answer === APPROVE;
+	} else {
+		if (!answer) {
+			reply(400, questionPage(question, 'Please write an answer.'));
+			return { noWebhookResponse: true };
+		}
+		json.answer = answer;
+	}
+	json.answeredBy = String(req.query?.[RECIPIENT_PARAM] ?? '');
+	json.answeredVia = 'link';
+	json.answeredAt = new Date().toISOString();
+	reply(200, thanksPage());
+	return { noWebhookResponse: true, workflowData: [[{ json, pairedItem: { item: 0 } }]] };
+}

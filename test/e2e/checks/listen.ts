@@ -1,0 +1,95 @@
+/**
+ * The trigger while the editor's "Listen for test event" runs (n8n mode `manual`): a refused delivery
+ * ends the listening with an item saying which check failed, and the service's test event (Webhook →
+ * Send Test Event) arrives marked as such. Listening is started with the REST call the editor makes:
+ * `POST /rest/workflows/:id/run` with the trigger as destination (n8n's workflows controller).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
+import { waitFor } from '../lib/proc';
+import { assert, assertEqual, type Check } from '../lib/report';
+import type { Stack } from '../lib/stack';
+import { chain, node, webhookIdFor, type Workflow } from '../lib/workflow';
+import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, TRIGGER_WEBHOOK_PATH, triggerProductionPath } from '../lib/workflows';
+
+const TRIGGER_NODE = 'Business Messaging Trigger';
+const LISTEN_WEBHOOK_ID = webhookIdFor('e2e-listen');
+
+/** Inactive: it only ever runs while listening. */
+export function listenWorkflow(credential: CredentialRef): Workflow {
+	return chain('e2eListen', 'E2E: trigger while listening for a test event', [
+		node(TRIGGER_NODE, TRIGGER_TYPE, 2, { events: ['*'], options: {} }, {
+			credentials: { [CREDENTIAL_TYPE]: credential },
+			webhookId: LISTEN_WEBHOOK_ID,
+		}),
+	]);
+}
+
+/** What the editor does on "Listen for test event"; answers with the Test URL. */
+async function listen(n8n: N8n, workflow: Workflow): Promise<string> {
+	const res = await n8n.rest<{ data?: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflow.id}/run`, {
+		destinationNode: { nodeName: TRIGGER_NODE, mode: 'inclusive' },
+	});
+	assert(res.status === 200 && res.body.data?.waitingForWebhook === true, `listening did not start: ${res.status} ${JSON.stringify(res.body)}`);
+	return `${n8n.baseUrl}/webhook-test/${LISTEN_WEBHOOK_ID}/${TRIGGER_WEBHOOK_PATH}`;
+}
+
+async function nextExecution(n8n: N8n, workflowId: string, before: number): Promise<ExecutionSummary> {
+	return await waitFor(
+		'the test execution',
+		async () => {
+			const list = (await n8n.executions(workflowId)).filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+			return list.length > before ? list[0] : undefined;
+		},
+		60_000,
+		300,
+	);
+}
+
+export function listenChecks(stack: Stack, productionWebhookId: string): Check[] {
+	const { n8n, sandbox, workflows } = stack;
+	const workflow = workflows.find((w) => w.name === 'E2E: trigger while listening for a test event')!;
+	return [
+		{
+			name: 'trigger, listening for a test event: a delivery signed with another secret gets 401 and shows an item naming the failed check, no production run',
+			fn: async () => {
+				const before = (await n8n.executions(workflow.id)).length;
+				const testUrl = await listen(n8n, workflow);
+				const id = await sandbox.deliver({ event: 'message.received', url: testUrl, signWith: 'not-the-dashboard-secret' });
+				const delivery = await sandbox.settled(id);
+				assertEqual(delivery.attempts.map((a) => a.status), [401], 'answers to the sender');
+				const execution = await nextExecution(n8n, workflow.id, before);
+				assertEqual(execution.mode, 'manual', 'execution mode');
+				const [item] = nodeOutput(execution, TRIGGER_NODE);
+				assertEqual([item?.refused, item?.httpStatus, item?.reason, item?.failedCheck], [true, 401, 'invalid signature', 'signature matches the body'], 'explanation item');
+				assert(String(item.whatToCheck).includes('Webhook Secret'), `the explanation does not point at the Webhook Secret: ${String(item.whatToCheck)}`);
+				assert(!JSON.stringify(item).includes(sandbox.credentials.webhookSecret), 'the explanation contains the secret');
+				const all = await n8n.executions(workflow.id);
+				assertEqual(all.filter((e) => e.mode !== 'manual').length, 0, 'production runs');
+				// Production refusals (the forged-event check before this one) are logged with reason and count.
+				const log = existsSync(n8n.logFile) ? readFileSync(n8n.logFile, 'utf8') : '';
+				assert(/delivery refused \(401, invalid signature\); \d+ refused by this trigger since n8n started/.test(log), 'no refusal in n8n’s log');
+			},
+		},
+		{
+			name: 'trigger, listening for a test event: Webhook → Send Test Event ends in the trigger’s output marked as the service’s test event',
+			fn: async () => {
+				const before = (await n8n.executions(workflow.id)).length;
+				const testUrl = await listen(n8n, workflow);
+				await sandbox.setWebhookUrl(testUrl);
+				try {
+					const sender = workflows.find((w) => w.name.startsWith('E2E: ask the service'));
+					assert(sender, 'no send-test-event workflow');
+					const { runThroughServer } = await import('./actions');
+					assertEqual((await runThroughServer(n8n, sender)).status, 'success', 'Send Test Event');
+					const execution = await nextExecution(n8n, workflow.id, before);
+					const [item] = nodeOutput(execution, TRIGGER_NODE);
+					assertEqual([item?.event, item?.testEvent], ['message.received', true], 'test event item');
+					assert(String(item.note).includes('test event'), `no note on the test event: ${JSON.stringify(item)}`);
+				} finally {
+					await sandbox.setWebhookUrl(`${n8n.baseUrl}${triggerProductionPath(productionWebhookId)}`);
+				}
+			},
+		},
+	];
+}

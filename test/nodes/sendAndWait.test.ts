@@ -1,0 +1,126 @@
+/**
+ * Message → Send and Wait for Response, in process through n8n-core's engine against the sandbox:
+ * the message carries a signed answer link, the execution is put to wait with the set limit, and bad
+ * input (several items, a limit in the past, a bad phone) is refused before anything is sent.
+ * The answer page itself is checked here; resuming through the link runs in a real n8n (test/e2e).
+ */
+import type { INodeParameters } from 'n8n-workflow';
+import { WAIT_INDEFINITELY } from 'n8n-workflow';
+
+import { questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
+import { runAction } from '../helpers/actionNode';
+import { startSandbox, type Sandbox } from '../sandbox';
+
+let sandbox: Sandbox;
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => {
+	await sandbox.stop();
+});
+beforeEach(() => sandbox.reset());
+
+const PHONE = '+4915112345678';
+const ask = (parameters: INodeParameters = {}, input = [{ json: {} }]) =>
+	runAction(
+		sandbox,
+		{ resource: 'message', operation: 'sendAndWait', phone: PHONE, message: 'Ship order 12 today?', ...parameters },
+		{ input },
+	);
+
+function linkIn(text: string): URL {
+	const match = /(http\S+)$/.exec(text);
+	if (!match) throw new Error(`no link in ${JSON.stringify(text)}`);
+	return new URL(match[1]);
+}
+
+test('sends the question with a signed answer link and waits without a limit', async () => {
+	const result = await ask({ linkText: 'Tap to answer:' });
+	expect(result.error).toBeUndefined();
+	expect(result.run.waitTill).toEqual(WAIT_INDEFINITELY);
+	expect(result.run.status).toBe('waiting');
+	expect(sandbox.messages).toHaveLength(1);
+	const { body, phone } = sandbox.messages[0];
+	expect(phone).toBe(PHONE);
+	expect(body).toMatch(/^Ship order 12 today\?\n\nTap to answer: http/);
+	const link = linkIn(body!);
+	// n8n's waiting-webhook address for this execution and node, signed as n8n-core signs it.
+	expect(link.pathname).toMatch(/^\/webhook-waiting\/engine-test-\d+\/node-under-test-id$/);
+	expect(link.searchParams.get('to')).toBe(PHONE);
+	// Checked by n8n itself in the e2e suite; here only its form.
+	expect(link.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+});
+
+test('Limit Wait Time sets when the wait ends', async () => {
+	const before = Date.now();
+	const result = await ask({
+		options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: 2, resumeUnit: 'hours' } } },
+	});
+	const until = result.run.waitTill!.getTime();
+	expect(until - before).toBeGreaterThanOrEqual(2 * 3_600_000);
+	expect(until - Date.now()).toBeLessThanOrEqual(2 * 3_600_000);
+
+	const at = new Date(Date.now() + 86_400_000).toISOString();
+	const fixed = await ask({ options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: at } } } });
+	expect(fixed.run.waitTill!.toISOString()).toBe(at);
+});
+
+test.each([
+	[{ options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' } } } }, 'Limit Wait Time: 2020-01-01T00:00:00.000Z has passed already'],
+	[{ options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: 'soon' } } } }, 'Limit Wait Time: "soon" is not a date and time'],
+	[{ phone: '12' }, 'Recipient Phone: "12" is not a phone number'],
+	[{ message: '  ' }, 'Message: is empty'],
+])('refuses bad input before sending anything (%j)', async (parameters, message) => {
+	const result = await ask(parameters as INodeParameters);
+	expect(result.error?.message).toBe(message);
+	expect(sandbox.requests).toHaveLength(0);
+});
+
+test('several items are refused before anything is sent, naming the alternatives', async () => {
+	const result = await ask({}, [{ json: { id: 1 } }, { json: { id: 2 } }]);
+	expect(result.error?.message).toBe('Send and Wait for Response waits for one answer per execution, and 2 items arrived');
+	expect(result.error?.description).toContain('Loop Over Items');
+	expect(sandbox.requests).toHaveLength(0);
+});
+
+describe('answer page', () => {
+	const base = { approveLabel: 'Yes <ship>', declineLabel: 'No', answerLabel: 'Why?', sendLabel: 'Send' };
+	test('approval shows one POST form with the chosen buttons, labels escaped, usable on a phone', () => {
+		const html = questionPage({ kind: 'approval', approvalType: 'double', ...base });
+		expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+		expect(html).toContain('<form method="post">');
+		expect(html).toContain('value="approve">Yes &#60;ship&#62;</button>');
+		expect(html).toContain('value="decline">No</button>');
+		expect(html).not.toContain('<script');
+		const single = questionPage({ kind: 'approval', approvalType: 'single', ...base });
+		expect(single).not.toContain('value="decline"');
+	});
+	test('free text shows a text box and the error when one is given', () => {
+		const html = questionPage({ kind: 'freeText', approvalType: 'double', ...base }, 'Please write an answer.');
+		expect(html).toContain('<textarea id="answer" name="answer" required');
+		expect(html).toContain('role="alert">Please write an answer.</p>');
+		expect(thanksPage()).toContain('Your answer was received');
+	});
+});
+
+describe('the credential’s Test Mode', () => {
+	const withMode = (credentials: Record<string, string>) =>
+		runAction(
+			sandbox,
+			{ resource: 'message', operation: 'sendAndWait', phone: PHONE, message: 'Ship order 12 today?' },
+			{ credentials },
+		);
+	test('redirect: the question goes to the test recipient, and the run waits', async () => {
+		const result = await withMode({ testMode: 'redirect', testRecipient: '+4915199999999' });
+		expect(result.run.status).toBe('waiting');
+		expect(sandbox.messages.map((m) => m.phone)).toEqual(['+4915199999999']);
+		// The answer will name the intended recipient.
+		expect(linkIn(sandbox.messages[0].body!).searchParams.get('to')).toBe(PHONE);
+	});
+	test('dry run: nothing is sent and the run does not wait', async () => {
+		const result = await withMode({ testMode: 'dryRun' });
+		expect(result.run.waitTill).toBeUndefined();
+		expect(sandbox.requests).toHaveLength(0);
+		expect(result.items[0].json).toMatchObject({ answer: null, testMode: 'dryRun', sent: false, intendedRecipient: PHONE });
+	});
+});
