@@ -1,8 +1,9 @@
 /**
- * Benchmarks: npm run bench [-- sending receiving media listing signing]   (default: all five)
+ * Benchmarks: npm run bench [-- sending receiving media listing signing queue]   (default: the first five;
+ * `queue` runs only when named: it starts its own queue-mode deployment)
  * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS, BENCH_RECV_SECONDS,
- * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated); BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,13 +18,16 @@ import { machineLines } from './lib/machine';
 import { findN8nMain, findTaskRunner } from './lib/procfs';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
+import { benchQueue } from './queue';
 import { benchReceiving, benchReceivingLegacy, receivingWorkflows } from './receiving';
 import { restartN8n } from './lib/restart';
 import { benchSending, sendingWorkflows } from './sending';
 import { benchSigning } from './signing';
 
 const ALL = ['sending', 'receiving', 'media', 'listing', 'signing'] as const;
-type Section = (typeof ALL)[number];
+/** Run only when named. */
+const ON_REQUEST = ['queue'] as const;
+type Section = (typeof ALL)[number] | (typeof ON_REQUEST)[number];
 
 const OWNER = { email: 'owner@bench.example.com', password: 'Bench-owner-Passw0rd!', firstName: 'Bench', lastName: 'Owner' };
 
@@ -35,7 +39,8 @@ const num = (name: string, fallback: number) => {
 async function main(): Promise<number> {
 	const started = Date.now();
 	const args = process.argv.slice(2);
-	for (const a of args) if (!(ALL as readonly string[]).includes(a)) throw new Error(`unknown benchmark "${a}" (known: ${ALL.join(', ')})`);
+	const known: readonly string[] = [...ALL, ...ON_REQUEST];
+	for (const a of args) if (!known.includes(a)) throw new Error(`unknown benchmark "${a}" (known: ${known.join(', ')})`);
 	const sections = new Set<Section>(args.length ? (args as Section[]) : ALL);
 	const rounds = num('BENCH_ROUNDS', 3);
 	const items = num('BENCH_ITEMS', 2000);
@@ -62,7 +67,7 @@ async function main(): Promise<number> {
 	let failed = false;
 	const tables: Record<string, string> = {};
 	try {
-		const needsN8n = [...sections].some((s) => s !== 'signing');
+		const needsN8n = [...sections].some((s) => s !== 'signing' && s !== 'queue');
 		if (needsN8n) {
 			const listing = sections.has('listing') ? await startListingSandboxes(dir, templateSizes) : undefined;
 			if (listing) stops.push(listing.stop);
@@ -125,6 +130,17 @@ async function main(): Promise<number> {
 				});
 			}
 		}
+		if (sections.has('queue')) {
+			// Its own deployment (PostgreSQL, Redis, four n8n processes), once the single n8n above is stopped.
+			for (const stop of stops.reverse()) await stop();
+			stops.length = 0;
+			try {
+				tables['6'] = await benchQueue(dir, log, num('BENCH_QUEUE_EVENTS', 1000));
+			} catch (error) {
+				failed = true;
+				tables['6'] = `6. Queue mode: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+			}
+		}
 		// Last, with n8n stopped: the signing figures are in-process and want a quiet machine.
 		for (const stop of stops.reverse()) await stop();
 		stops.length = 0;
@@ -136,7 +152,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2', '2c', '3', '4', '5']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2', '2c', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();

@@ -4,6 +4,7 @@
  * `n8n worker`, all on one user folder holding this package and one encryption key. Used by the queue
  * suite and the queue benchmark.
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type N8n, n8nId } from './n8n';
 import { installQueueServices, type Service, startPostgres, startRedis } from './services';
@@ -30,6 +31,7 @@ function redisCredentialEntry(port: number) {
 
 export async function startQueueStack(options: Omit<StackOptions, 'env' | 'processes' | 'extraCredentials'>): Promise<QueueStack> {
 	const log = options.log ?? (() => undefined);
+	mkdirSync(options.dir, { recursive: true });
 	log('PostgreSQL and Redis (installed with apt-get when missing)…');
 	await installQueueServices();
 	const postgres = await startPostgres(join(options.dir, 'postgres.log'));
