@@ -19,7 +19,8 @@ import { findN8nMain, findTaskRunner } from './lib/procfs';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
 import { benchQueue } from './queue';
-import { benchReceiving, benchReceivingLegacy, receivingWorkflows } from './receiving';
+import { benchReceivingUnder, benchVerification, ENGINE_SETTINGS, receivingWorkflows } from './receiving';
+import { isolateCounterEnv } from './lib/isolates';
 import { restartN8n } from './lib/restart';
 import { benchSending, sendingWorkflows } from './sending';
 import { benchSigning } from './signing';
@@ -97,6 +98,7 @@ async function main(): Promise<number> {
 				dir,
 				rounds,
 				log,
+				isolateDir: join(dir, 'isolates'),
 				n8nPids: () => {
 					const main = findN8nMain(home);
 					if (!main) return [];
@@ -122,12 +124,15 @@ async function main(): Promise<number> {
 			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
 			if (sections.has('receiving')) {
-				await guarded('2', '2. Receiving', () => benchReceiving(ctx, workflows, recvSeconds));
-				await guarded('2c', '2c. Receiving (legacy expression engine)', async () => {
-					log('restarting n8n with N8N_EXPRESSION_ENGINE=legacy');
-					stack!.n8n = await restartN8n(stack!, OWNER, { N8N_EXPRESSION_ENGINE: 'legacy' });
-					return await benchReceivingLegacy(ctx, workflows, recvSeconds);
-				});
+				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
+					const id = `2${'abc'[i]}`;
+					await guarded(id, `${id}. Receiving (${setting.key})`, async () => {
+						log(`restarting n8n with ${JSON.stringify(setting.env)} and the isolate counter`);
+						stack!.n8n = await restartN8n(stack!, OWNER, { ...setting.env, ...isolateCounterEnv(ctx.isolateDir) });
+						return await benchReceivingUnder(ctx, workflows, recvSeconds, setting, id);
+					});
+				}
+				tables['2d'] = benchVerification(stack.sandbox.credentials.webhookSecret, '2d');
 			}
 		}
 		if (sections.has('queue')) {
@@ -152,7 +157,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2', '2c', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();

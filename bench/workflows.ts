@@ -68,11 +68,17 @@ export function sendWorkflow(key: string, credential: CredentialRef, variant: Se
 }
 
 /** This package's trigger alone, at /webhook/<webhookId>/webhook; `staticData` as n8n would have saved it. */
-export function triggerWorkflow(key: string, credential: CredentialRef, options: Record<string, unknown> = {}, staticData?: Record<string, unknown>): Workflow {
+export function triggerWorkflow(
+	key: string,
+	credential: CredentialRef,
+	options: Record<string, unknown> = {},
+	staticData?: Record<string, unknown>,
+	typeVersion = 2,
+): Workflow {
 	const trigger = node(
 		'Trigger',
 		TRIGGER_TYPE,
-		1,
+		typeVersion,
 		{ events: ['*'], options },
 		{ credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: webhookIdFor(`bench-${key}`) },
 	);

@@ -8,7 +8,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { deliveryKey, rememberDelivery, wasDelivered } from './deliveryStore';
+import { claimDelivery, deliveryKey } from './deliveryStore';
 import {
 	ALL_EVENTS,
 	EVENT_TYPE_OPTIONS,
@@ -54,11 +54,21 @@ function answer(context: IWebhookFunctions, statusCode: number, body: IDataObjec
 	return { noWebhookResponse: true };
 }
 
+/**
+ * The body's bytes as received: signatures cover them, never re-serialized JSON. n8n reads them before
+ * calling a version 1 node for every non-multipart body; for version 2 only for the content types it
+ * parses (JSON, text, form, XML), so the node reads the rest itself.
+ */
+async function receivedBytes(context: IWebhookFunctions): Promise<Buffer> {
+	const request = context.getRequestObject();
+	if (!Buffer.isBuffer(request.rawBody) && typeof request.readRawBody === 'function') {
+		await request.readRawBody();
+	}
+	return Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
+}
+
 async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const request = this.getRequestObject();
-	// Signatures cover the bytes as received. n8n reads them for every non-multipart body of a
-	// version 1 node (for later versions it skips content types it does not parse).
-	const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : Buffer.alloc(0);
+	const rawBody = await receivedBytes(this);
 	const body = parseJsonObject(rawBody);
 
 	// The set-up handshake comes first: echoing a challenge starts nothing, and the spec does not
@@ -109,11 +119,10 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
 	// hide the event the user is waiting for.
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
-		const store = this.getWorkflowStaticData('node');
-		if (wasDelivered(store, key, nowSeconds)) {
+		const scope = `${this.getWorkflow().id ?? ''}/${this.getNode().id}`;
+		if (!claimDelivery(scope, this.getWorkflowStaticData('node'), key, nowSeconds)) {
 			return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
 		}
-		rememberDelivery(store, key, nowSeconds);
 	}
 
 	const json: IDataObject = options.outputDataOnly
@@ -135,7 +144,12 @@ export class BusinessMessagingTrigger implements INodeType {
 			dark: 'file:../../icons/businessMessaging.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// Version 2 behaves the same for users. n8n evaluates an expression (`options.binaryData`) for every
+		// request to a version 1 webhook node, which costs an expression isolate per event under n8n's
+		// default "vm" engine; version 2 needs none (see README, Performance). Version 1 stays for
+		// existing workflows.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["events"].join(", ")}}',
 		description: 'Starts the workflow when the business messaging service sends an event',
 		defaults: { name: 'Business Messaging Trigger' },

@@ -78,6 +78,13 @@ export interface TriggerSetup {
 	mode?: WorkflowExecuteMode;
 	/** Static data as n8n saved it (e.g. `savedStaticData()` of an earlier harness). */
 	staticData?: IDataObject;
+	/**
+	 * The workflow's id. By default every harness is a workflow of its own, so the trigger's in-process
+	 * memory of accepted deliveries starts empty for it, as after a restart; harnesses sharing an id share it.
+	 */
+	workflowId?: string;
+	/** The trigger node's version (default 1); n8n hands the node the raw body differently for 2. */
+	typeVersion?: number;
 }
 
 export interface WebhookOutcome {
@@ -213,6 +220,17 @@ function parsedBody(contentType: string, rawBody: Buffer): { ok: true; body: unk
 	return { ok: true, body: {} };
 }
 
+/** Content types n8n's body parser reads for webhook nodes after version 1 (`isParsableContentType`). */
+function isParsedByN8n(contentType: string): boolean {
+	return (
+		contentType.startsWith('application/json') ||
+		contentType.startsWith('text/plain') ||
+		contentType.startsWith('application/x-www-form-urlencoded') ||
+		contentType.endsWith('/xml') ||
+		contentType.endsWith('+xml')
+	);
+}
+
 /** Runs `fn` with `Date.now()` fixed, so timestamp windows are tested to the second. */
 async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promise<T> {
 	if (nowMs === undefined) return await fn();
@@ -225,6 +243,8 @@ async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promi
 	}
 }
 
+let harnessCount = 0;
+
 export class TriggerHarness {
 	private saved: string;
 
@@ -232,7 +252,10 @@ export class TriggerHarness {
 
 	private readonly nodeTypes = new HarnessNodeTypes();
 
+	private readonly workflowId: string;
+
 	constructor(private readonly setup: TriggerSetup = {}) {
+		this.workflowId = setup.workflowId ?? `workflow-${++harnessCount}`;
 		this.saved = JSON.stringify(setup.staticData ?? {});
 		this.mode = setup.mode ?? 'webhook';
 	}
@@ -267,18 +290,19 @@ export class TriggerHarness {
 			};
 		}
 
+		const typeVersion = this.setup.typeVersion ?? 1;
 		const node: INode = {
 			id: 'trigger-node-id',
 			name: TRIGGER_NODE_NAME,
 			type: TRIGGER_NODE_TYPE,
-			typeVersion: 1,
+			typeVersion,
 			position: [0, 0],
 			webhookId: 'harness-webhook-id',
 			parameters: { ...(this.setup.parameters ?? {}) },
 			credentials: { [CREDENTIAL_TYPE]: { id: 'credential-1', name: 'Business Messaging account' } },
 		};
 		const workflow = new Workflow({
-			id: 'workflow-1',
+			id: this.workflowId,
 			name: 'Trigger harness',
 			nodes: [node],
 			connections: {},
@@ -288,11 +312,17 @@ export class TriggerHarness {
 		});
 		const workflowNode = workflow.getNode(TRIGGER_NODE_NAME) as INode;
 
-		const req = {
+		// n8n reads the body before calling a version 1 node; for later versions only when it parses the
+		// content type, leaving `readRawBody()` to the node (n8n/dist/webhooks/webhook-helpers.js, parseRequestBody).
+		const bodyReadByN8n = typeVersion === 1 || isParsedByN8n(contentType);
+		const req: Record<string, unknown> = {
 			method: 'POST',
 			headers,
-			body: parsed.body,
-			rawBody,
+			body: bodyReadByN8n ? parsed.body : undefined,
+			rawBody: bodyReadByN8n ? rawBody : undefined,
+			readRawBody: async () => {
+				req.rawBody = rawBody;
+			},
 			params: {},
 			query: {},
 			contentType,
@@ -318,7 +348,7 @@ export class TriggerHarness {
 			node: TRIGGER_NODE_NAME,
 			path: `${node.webhookId}/${String(description?.path)}`,
 			webhookDescription: description,
-			workflowId: 'workflow-1',
+			workflowId: this.workflowId,
 			workflowExecuteAdditionalData: additionalData,
 		} as IWebhookData;
 

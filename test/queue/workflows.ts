@@ -56,7 +56,7 @@ export function replyNode(credential: CredentialRef): WfNode {
 }
 
 export function triggerNode(credential: CredentialRef, webhookId: string, options: Record<string, unknown> = {}): WfNode {
-	return node(TRIGGER_NODE, TRIGGER_TYPE, 1, { events: ['*'], options }, {
+	return node(TRIGGER_NODE, TRIGGER_TYPE, 2, { events: ['*'], options }, {
 		credentials: { [CREDENTIAL_TYPE]: credential },
 		webhookId,
 	});

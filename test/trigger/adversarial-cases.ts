@@ -173,6 +173,12 @@ export const ADVERSARIAL_CASES: readonly AdversarialCase[] = [
 		prior: { secondsEarlier: 6 * 3600, sameHeaders: false },
 		expect: IGNORED,
 	}),
+	// Content types n8n does not parse: version 2 of the node reads those bytes itself.
+	genuine('G17', 'event sent as application/octet-stream', event('G17'), { contentType: 'application/octet-stream' }),
+	genuine('G18', 'event sent as text/plain', event('G18'), { contentType: 'text/plain' }),
+	genuine('G19', 'event sent with a charset parameter', event('G19', { body: EMOJI_TEXT }), {
+		contentType: 'application/json; charset=utf-8',
+	}),
 	// Genuine signature, unusable data: 400 so the service does not retry.
 	genuine('D01', 'signed body that is not JSON', 'event=message.received&data=1', { contentType: 'text/plain', expect: BAD_DATA }),
 	genuine('D02', 'signed JSON array', '[{"event":"message.received"}]', { expect: BAD_DATA }),
@@ -240,6 +246,11 @@ export const ADVERSARIAL_CASES: readonly AdversarialCase[] = [
 	forged('F35', 'verification body whose challenge is not a string, unsigned', {
 		body: JSON.stringify({ type: 'verification', challenge: 12345 }),
 		signature: null,
+	}),
+	forged('F38', 'one body byte changed after signing, sent as application/octet-stream', {
+		body: event('F38').replace('Hello', 'Hellp'),
+		signedBody: event('F38'),
+		contentType: 'application/octet-stream',
 	}),
 	forged('F36', 'captured valid request replayed 120 s later', {
 		prior: { secondsEarlier: 120, sameHeaders: true },

@@ -1,6 +1,7 @@
 /**
  * Table-driven adversarial suite: every case of adversarial-cases.ts against the trigger's real
- * `webhook()` (through n8n-core), each on a fresh trigger with the default options, at a fixed clock.
+ * `webhook()` (through n8n-core), each on a fresh trigger with the default options, at a fixed clock,
+ * for both node versions (n8n hands version 2 the raw body only for content types it parses).
  *
  * Each case is a test (id, origin, expected answer, name); rows pass only when the actual answer
  * equals the expected one. After the run the table of actual answers and the totals are printed.
@@ -29,9 +30,11 @@ function row(testCase: AdversarialCase): string {
 	return `${testCase.id} | ${testCase.origin.padEnd(9)} | ${outcome} | ${testCase.name}`;
 }
 
-const results: CaseResult[] = [];
+const VERSIONS = [1, 2];
+const resultsByVersion = new Map<number, CaseResult[]>(VERSIONS.map((v) => [v, []]));
 
 afterAll(() => {
+	const results = resultsByVersion.get(VERSIONS[VERSIONS.length - 1]) ?? [];
 	const summary = tally(results);
 	const lines = results.map(
 		({ testCase, status, started }) =>
@@ -39,18 +42,19 @@ afterAll(() => {
 	);
 	console.log(
 		[
-			'Trigger adversarial cases (through n8n-core):',
+			`Trigger adversarial cases (through n8n-core, node version ${VERSIONS[VERSIONS.length - 1]}):`,
 			...lines,
 			`total: ${summary.tried} cases tried, forged accepted ${summary.forgedAccepted}, genuine rejected ${summary.genuineRejected}`,
 		].join('\n'),
 	);
 });
 
-describe('adversarial webhook requests', () => {
+describe.each(VERSIONS)('adversarial webhook requests, trigger version %i', (typeVersion) => {
+	const results = resultsByVersion.get(typeVersion) ?? [];
 	it.each(ADVERSARIAL_CASES.map((testCase) => [row(testCase), testCase] as const))(
 		'%s',
 		async (_row, testCase) => {
-			const harness = new TriggerHarness();
+			const harness = new TriggerHarness({ typeVersion });
 			const { prior, request, atSeconds } = buildCaseRequests(testCase, context);
 			if (prior !== undefined) {
 				const first = await harness.send(prior.request, prior.atSeconds * 1000);

@@ -1,7 +1,10 @@
+import type { IDataObject } from 'n8n-workflow';
 import {
 	MAX_REMEMBERED_DELIVERIES,
 	REMEMBER_FOR_SECONDS,
 	RETRY_HORIZON_SECONDS,
+	deliveryKey,
+	storedDeliveryCount,
 } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
 import { FIXED_NOW_SECONDS, messageReceived, signedRequest } from './requests';
@@ -11,9 +14,10 @@ async function deliver(harness: TriggerHarness, body: string, atSeconds: number)
 	return await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, atSeconds), atSeconds * 1000);
 }
 
-function rememberedKeys(harness: TriggerHarness): string[] {
-	const node = harness.savedStaticData()['node:Business Messaging Trigger'] as { deliveries?: object } | undefined;
-	return Object.keys(node?.deliveries ?? {});
+const NODE_KEY = 'node:Business Messaging Trigger';
+
+function rememberedCount(harness: TriggerHarness): number {
+	return storedDeliveryCount((harness.savedStaticData()[NODE_KEY] ?? {}) as IDataObject);
 }
 
 describe('duplicate deliveries', () => {
@@ -65,7 +69,7 @@ describe('duplicate deliveries', () => {
 		for (let i = 0; i < total; i++) {
 			await deliver(harness, messageReceived(`d-cap-${i}`), FIXED_NOW_SECONDS + i);
 		}
-		expect(rememberedKeys(harness)).toHaveLength(MAX_REMEMBERED_DELIVERIES);
+		expect(rememberedCount(harness)).toBe(MAX_REMEMBERED_DELIVERIES);
 		// The newest is still suppressed, the oldest is not.
 		const newest = await deliver(harness, messageReceived(`d-cap-${total - 1}`), FIXED_NOW_SECONDS + total);
 		expect(newest.workflowStarted).toBe(false);
@@ -77,7 +81,7 @@ describe('duplicate deliveries', () => {
 		const harness = new TriggerHarness();
 		await deliver(harness, messageReceived('d-p1'), FIXED_NOW_SECONDS);
 		await deliver(harness, messageReceived('d-p2'), FIXED_NOW_SECONDS + REMEMBER_FOR_SECONDS + 1);
-		expect(rememberedKeys(harness)).toHaveLength(1);
+		expect(rememberedCount(harness)).toBe(1);
 	});
 
 	it('starts every time when "Allow Duplicate Deliveries" is on, and remembers nothing', async () => {
@@ -85,7 +89,7 @@ describe('duplicate deliveries', () => {
 		const body = messageReceived('d-allow');
 		expect((await deliver(harness, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
 		expect((await deliver(harness, body, FIXED_NOW_SECONDS + 60)).workflowStarted).toBe(true);
-		expect(rememberedKeys(harness)).toHaveLength(0);
+		expect(rememberedCount(harness)).toBe(0);
 	});
 
 	it('does not suppress in test mode, where n8n saves no static data', async () => {
@@ -96,6 +100,20 @@ describe('duplicate deliveries', () => {
 		expect(harness.savedStaticData()).toEqual({});
 	});
 
+	it('reads what version 0.1.0 saved, and saves it in the compact form with the next accepted event', async () => {
+		const old = messageReceived('d-legacy');
+		const staticData = {
+			[NODE_KEY]: { deliveries: { [deliveryKey(Buffer.from(old)).slice(0, 32)]: FIXED_NOW_SECONDS - 60 } },
+		};
+		const harness = new TriggerHarness({ staticData });
+		expect((await deliver(harness, old, FIXED_NOW_SECONDS)).workflowStarted).toBe(false);
+		expect((await deliver(harness, messageReceived('d-after-upgrade'), FIXED_NOW_SECONDS + 1)).workflowStarted).toBe(true);
+		const saved = harness.savedStaticData()[NODE_KEY] as IDataObject;
+		expect(saved.deliveries).toBeUndefined();
+		expect(storedDeliveryCount(saved)).toBe(2);
+		expect((await deliver(new TriggerHarness({ staticData: harness.savedStaticData() }), old, FIXED_NOW_SECONDS + 2)).workflowStarted).toBe(false);
+	});
+
 	it('copes with damaged static data', async () => {
 		const harness = new TriggerHarness({
 			staticData: { 'node:Business Messaging Trigger': { deliveries: 'not an object' } },
@@ -103,13 +121,13 @@ describe('duplicate deliveries', () => {
 		const outcome = await deliver(harness, messageReceived('d-damaged'), FIXED_NOW_SECONDS);
 		expect(outcome.threw).toBeUndefined();
 		expect(outcome.workflowStarted).toBe(true);
-		expect(rememberedKeys(harness)).toHaveLength(1);
+		expect(rememberedCount(harness)).toBe(1);
 	});
 
 	it('does not remember rejected or ignored deliveries', async () => {
 		const harness = new TriggerHarness({ parameters: { events: ['order.created'] } });
 		await deliver(harness, messageReceived('d-ignored'), FIXED_NOW_SECONDS);
 		await harness.send(signedRequest('wrong', messageReceived('d-forged')), FIXED_NOW_SECONDS * 1000);
-		expect(rememberedKeys(harness)).toHaveLength(0);
+		expect(rememberedCount(harness)).toBe(0);
 	});
 });

@@ -41,6 +41,25 @@ export function signWebhookBody(secret: string, timestamp: number, body: string)
 	return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
+/** An event body as the service sends it. */
+function eventBody(event: string, data: Record<string, unknown>): string {
+	return JSON.stringify({ event, timestamp: new Date().toISOString(), data });
+}
+
+/** Posts `body` signed with `secret` at `timestamp`, as the service would; the answer's status and text. */
+async function postSigned(url: string, secret: string, body: string, timestamp: number): Promise<{ status: number; body: string }> {
+	const res = await fetch(url, {
+		method: 'POST',
+		headers: {
+			'Content-Type': 'application/json',
+			'X-Service-Webhook-Timestamp': String(timestamp),
+			'X-Service-Webhook-Signature': signWebhookBody(secret, timestamp, body),
+		},
+		body,
+	});
+	return { status: res.status, body: await res.text() };
+}
+
 export async function runTriggerChecks(stack: Stack, webhookId: string): Promise<Check[]> {
 	const { n8n, sandbox } = stack;
 	const trigger = stack.workflows.find((w) => w.nodes.some((n) => n.webhookId === webhookId));
@@ -156,6 +175,46 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 					assert(/duplicate/i.test(again.attempts[0]?.responseBody ?? ''), `answer to repeat ${i + 1}: ${again.attempts[0]?.responseBody}`);
 				}
 				await expectExecutionCount(n8n, workflowId, before + 4);
+			},
+		},
+		{
+			name: 'trigger: eight copies of one delivery sent at the same moment (fresh signatures, then identical ones) start exactly one execution',
+			fn: async () => {
+				const before = (await settledExecutions(n8n, workflowId)).length;
+				const secret = sandbox.credentials.webhookSecret;
+				const now = Math.floor(Date.now() / 1000);
+				const fresh = eventBody('contact.updated', { contact_id: 9101, name: 'Burst, fresh signatures' });
+				const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => postSigned(productionUrl, secret, fresh, now - i)));
+				assertEqual(answers.map((a) => a.status), Array(8).fill(200), 'answers');
+				assertEqual(answers.filter((a) => /duplicate/.test(a.body)).length, 7, 'answers saying "duplicate delivery"');
+				const same = eventBody('contact.updated', { contact_id: 9102, name: 'Burst, one signature' });
+				const identical = await Promise.all(Array.from({ length: 8 }, () => postSigned(productionUrl, secret, same, now)));
+				assertEqual(identical.filter((a) => /duplicate/.test(a.body)).length, 7, 'identical copies answered as duplicates');
+				const list = await expectExecutionCount(n8n, workflowId, before + 2, 2500);
+				assertEqual(list.slice(0, 2).map((e) => (triggerJson(e).data as { contact_id: number }).contact_id).sort(), [9101, 9102], 'the runs');
+			},
+		},
+		{
+			name: 'trigger: ten different events accepted at the same moment are all remembered: after an n8n restart a repeat of each starts nothing',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const before = (await settledExecutions(n8n, workflowId)).length;
+				const secret = sandbox.credentials.webhookSecret;
+				const bodies = Array.from({ length: 10 }, (_, i) => eventBody('contact.updated', { contact_id: 9200 + i, name: `Concurrent ${i}` }));
+				const now = Math.floor(Date.now() / 1000);
+				const answers = await Promise.all(bodies.map((b) => postSigned(productionUrl, secret, b, now)));
+				assertEqual(answers.map((a) => [a.status, a.body]), Array(10).fill([200, '{"received":true}']), 'answers');
+				await expectExecutionCount(n8n, workflowId, before + 10, 500);
+
+				await n8n.stop();
+				await n8n.start();
+				await n8n.login();
+				const { waitForWebhook } = await import('../lib/stack');
+				await waitForWebhook(productionUrl, 60_000);
+				const later = Math.floor(Date.now() / 1000);
+				const repeats = await Promise.all(bodies.map((b) => postSigned(productionUrl, secret, b, later)));
+				assertEqual(repeats.filter((a) => /duplicate/.test(a.body)).length, 10, `repeats answered as duplicates (${JSON.stringify(repeats)})`);
+				await expectExecutionCount(n8n, workflowId, before + 10);
 			},
 		},
 		{

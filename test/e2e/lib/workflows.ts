@@ -225,10 +225,13 @@ export function replyWorkflow(
 	return wf;
 }
 
-/** A bare trigger (all events, defaults): the target of the adversarial replay. */
+/**
+ * A bare trigger (all events, defaults) at the version new nodes get: the target of the adversarial
+ * replay. (The reply workflow keeps version 1, as existing workflows have it.)
+ */
 export function bareTriggerWorkflow(credential: CredentialRef, webhookId: string): Workflow {
 	return chain('e2eBareTrigger', 'E2E: bare trigger for adversarial cases', [
-		node('Business Messaging Trigger', TRIGGER_TYPE, 1, { events: ['*'], options: {} }, {
+		node('Business Messaging Trigger', TRIGGER_TYPE, 2, { events: ['*'], options: {} }, {
 			credentials: { [CREDENTIAL_TYPE]: credential },
 			webhookId,
 		}),
