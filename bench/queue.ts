@@ -7,7 +7,6 @@
  * npm run bench -- queue   (BENCH_QUEUE_EVENTS=1000 genuine events per scenario)
  */
 import { join } from 'node:path';
-import type { N8n } from '../test/e2e/lib/n8n';
 import { startQueueStack, type QueueStack } from '../test/e2e/lib/queue-stack';
 import { sleep, waitFor } from '../test/e2e/lib/proc';
 import type { Workflow } from '../test/e2e/lib/workflow';
@@ -15,7 +14,7 @@ import { webhookIdFor } from '../test/e2e/lib/workflow';
 import { TRIGGER_WEBHOOK_PATH } from '../test/e2e/lib/workflows';
 import { type Answer, type Delivery, deliver, messageEvent, nowSeconds } from '../test/queue/deliver';
 import { bareTriggerWorkflow, dedupExampleWorkflow, FIRST_DELIVERY_NODE, REMOVE_DUPLICATES_NODE, removeDuplicatesWorkflow, TRIGGER_NODE } from '../test/queue/workflows';
-import { type Execution, latestExecutionId } from './lib/n8n-runs';
+import { type Execution, finishedExecutionsAfter, latestExecutionId } from './lib/n8n-runs';
 import { fmt, ratio, table } from './lib/stats';
 import { webhookNodeWorkflow } from './workflows';
 
@@ -43,32 +42,6 @@ function targets(workflows: Workflow[]): Record<'bare' | 'guard' | 'removeDup', 
 		guard: { label: 'Trigger + Redis guard (examples/queue-mode-deduplication.json)', workflow: guard, webhookId: hookOf(guard), passed: (e) => items(e, FIRST_DELIVERY_NODE).length > 0 },
 		removeDup: { label: 'Trigger + n8n Remove Duplicates node (deliveryKey)', workflow: removeDup, webhookId: hookOf(removeDup), passed: (e) => items(e, REMOVE_DUPLICATES_NODE).length > 0 },
 	};
-}
-
-/** Every execution of a workflow after `afterId`, with its data, once none is still running. */
-async function executionsWithData(n8n: N8n, workflowId: string, afterId: number, expectAtLeast: number): Promise<Execution[]> {
-	return await waitFor(
-		`executions of ${workflowId} to finish`,
-		async () => {
-			const out: Execution[] = [];
-			let cursor: string | undefined;
-			for (;;) {
-				const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
-					'GET',
-					`/executions?workflowId=${workflowId}&includeData=true&limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-				);
-				if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
-				const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
-				out.push(...fresh);
-				if (fresh.length < res.body.data.length || !res.body.nextCursor) break;
-				cursor = res.body.nextCursor;
-			}
-			if (out.length < expectAtLeast || out.some((e) => ['running', 'new', 'waiting'].includes(e.status) || !e.stoppedAt)) return undefined;
-			return out;
-		},
-		20 * 60_000,
-		2000,
-	);
 }
 
 /** Runs `jobs` with `concurrency` in flight; each job's deliveries go out together. */
@@ -165,9 +138,10 @@ async function scenario(stack: QueueStack, target: Target, events: number, stopM
 	});
 	await sleep(1000);
 	await sendJobs(secret, laterJobs, QUEUE_CONCURRENCY);
-	const executions = await executionsWithData(n8n, target.workflow.id, before, 1);
+	const finished = { includeData: true, timeoutMs: 20 * 60_000 };
+	const executions = await finishedExecutionsAfter(n8n, target.workflow.id, before, { ...finished, atLeast: 1 });
 	await sleep(3000); // late ones
-	const all = await executionsWithData(n8n, target.workflow.id, before, executions.length);
+	const all = await finishedExecutionsAfter(n8n, target.workflow.id, before, { ...finished, atLeast: executions.length });
 	const runsPerEvent = new Map<string, number>();
 	let failedRuns = 0;
 	let firstStart = Infinity;
@@ -221,7 +195,10 @@ async function webhookNodeBurst(stack: QueueStack, workflow: Workflow, events: n
 	const t0 = Date.now();
 	const answers = (await sendJobs(stack.sandbox.credentials.webhookSecret, jobs, QUEUE_CONCURRENCY)).flat();
 	const seconds = (Date.now() - t0) / 1000;
-	const all = await executionsWithData(stack.n8n, workflow.id, before, answers.filter((a) => a.status === 200).length);
+	const all = await finishedExecutionsAfter(stack.n8n, workflow.id, before, {
+		atLeast: answers.filter((a) => a.status === 200).length,
+		timeoutMs: 20 * 60_000,
+	});
 	const lastStop = Math.max(...all.map((e) => Date.parse(e.stoppedAt ?? '') || 0));
 	return {
 		acceptedPerSecond: answers.filter((a) => a.status === 200).length / seconds,
