@@ -24,23 +24,38 @@ export const QUEUE_CONCURRENCY = 16;
 interface Target {
 	label: string;
 	workflow: Workflow;
-	webhookId: string;
+	/** The production path on every webhook process. */
+	path: string;
 	/** Did this run get past the workflow's duplicate guard (the steps after it ran)? */
 	passed: (e: Execution) => boolean;
+	/** The event's message id, as the run received it. */
+	messageId: (e: Execution) => string | undefined;
 }
 
 const items = (e: Execution, node: string) => e.data?.resultData.runData[node]?.[0]?.data?.main?.[0] ?? [];
+type Envelope = { data?: { message_id?: string } } | undefined;
 
-function targets(workflows: Workflow[]): Record<'bare' | 'guard' | 'removeDup', Target> {
+function targets(workflows: Workflow[]): Record<'bare' | 'guard' | 'removeDup' | 'hook', Target> {
 	const find = (prefix: string) => workflows.find((w) => w.name.startsWith(prefix))!;
-	const hookOf = (w: Workflow) => w.nodes.find((n) => n.name === TRIGGER_NODE)!.webhookId!;
-	const bare = find('Queue: trigger alone');
-	const guard = find('Business Messaging: one run per event');
-	const removeDup = find('Queue: Remove Duplicates node');
+	const triggerTarget = (label: string, workflow: Workflow, passed: Target['passed']): Target => ({
+		label,
+		workflow,
+		path: `/webhook/${workflow.nodes.find((n) => n.name === TRIGGER_NODE)!.webhookId}/${TRIGGER_WEBHOOK_PATH}`,
+		passed,
+		messageId: (e) => (items(e, TRIGGER_NODE)[0]?.json as Envelope)?.data?.message_id,
+	});
+	const hook = find('Bench: receive (qhook)');
 	return {
-		bare: { label: 'Trigger alone (its own duplicate store on)', workflow: bare, webhookId: hookOf(bare), passed: () => true },
-		guard: { label: 'Trigger + Redis guard (examples/queue-mode-deduplication.json)', workflow: guard, webhookId: hookOf(guard), passed: (e) => items(e, FIRST_DELIVERY_NODE).length > 0 },
-		removeDup: { label: 'Trigger + n8n Remove Duplicates node (deliveryKey)', workflow: removeDup, webhookId: hookOf(removeDup), passed: (e) => items(e, REMOVE_DUPLICATES_NODE).length > 0 },
+		bare: triggerTarget('Trigger alone (its own duplicate store on)', find('Queue: trigger alone'), () => true),
+		guard: triggerTarget('Trigger + Redis guard (examples/queue-mode-deduplication.json)', find('Business Messaging: one run per event'), (e) => items(e, FIRST_DELIVERY_NODE).length > 0),
+		removeDup: triggerTarget('Trigger + n8n Remove Duplicates node (deliveryKey)', find('Queue: Remove Duplicates node'), (e) => items(e, REMOVE_DUPLICATES_NODE).length > 0),
+		hook: {
+			label: 'n8n Webhook node (no verification, no duplicate guard)',
+			workflow: hook,
+			path: `/webhook/${String(hook.nodes[0].parameters.path)}`,
+			passed: () => true,
+			messageId: (e) => ((items(e, 'Webhook')[0]?.json as { body?: Envelope } | undefined)?.body as Envelope)?.data?.message_id,
+		},
 	};
 }
 
@@ -85,16 +100,16 @@ const statusKey = (a: Answer) => (a.status ? String(a.status) : (a.error ?? 'err
  * process still up) as the service would. `stopMidway` sends SIGTERM to the first webhook process once 30%
  * of the events are answered.
  */
-async function scenario(stack: QueueStack, target: Target, events: number, stopMidway = false): Promise<ScenarioResult> {
+async function scenario(stack: QueueStack, target: Target, events: number, options: { stopMidway?: boolean; copies?: boolean } = {}): Promise<ScenarioResult> {
+	const { stopMidway = false, copies: withCopies = true } = options;
 	const { n8n, sandbox } = stack;
 	const secret = sandbox.credentials.webhookSecret;
-	const path = `/webhook/${target.webhookId}/${TRIGGER_WEBHOOK_PATH}`;
 	let up = stack.webhooks.map(() => true);
-	const urls = stack.webhooks.map((w) => `${w.baseUrl}${path}`);
+	const urls = stack.webhooks.map((w) => `${w.baseUrl}${target.path}`);
 	const run = `${Date.now()}`;
 	const bodies = Array.from({ length: events }, (_, i) => messageEvent(`${run}.${i}`, `+1555${String(3000000 + i)}`));
-	const sameMoment = Math.floor(events / 10);
-	const later = Math.floor(events / 5) - sameMoment;
+	const sameMoment = withCopies ? Math.floor(events / 10) : 0;
+	const later = withCopies ? Math.floor(events / 5) - sameMoment : 0;
 	const ts = nowSeconds();
 	const jobs: Delivery[][] = bodies.map((body, i) => {
 		const job: Delivery[] = [{ url: urls[i % 2], body, timestamp: ts }];
@@ -151,8 +166,7 @@ async function scenario(stack: QueueStack, target: Target, events: number, stopM
 		firstStart = Math.min(firstStart, Date.parse(e.startedAt));
 		lastStop = Math.max(lastStop, Date.parse(e.stoppedAt ?? '') || 0);
 		if (!target.passed(e)) continue;
-		const data = items(e, TRIGGER_NODE)[0]?.json.data as { message_id?: string } | undefined;
-		const id = data?.message_id ?? '?';
+		const id = target.messageId(e) ?? '?';
 		runsPerEvent.set(id, (runsPerEvent.get(id) ?? 0) + 1);
 	}
 	let lost = 0;
@@ -185,28 +199,6 @@ async function scenario(stack: QueueStack, target: Target, events: number, stopM
 	};
 }
 
-/** n8n's Webhook node in the same deployment: N unique requests over both webhook processes. */
-async function webhookNodeBurst(stack: QueueStack, workflow: Workflow, events: number): Promise<{ acceptedPerSecond: number; executedPerSecond: number; failed: number }> {
-	const path = `/webhook/${String(workflow.nodes[0].parameters.path)}`;
-	const urls = stack.webhooks.map((w) => `${w.baseUrl}${path}`);
-	const run = `${Date.now()}`;
-	const jobs = Array.from({ length: events }, (_, i) => [{ url: urls[i % 2], body: messageEvent(`hook.${run}.${i}`), timestamp: nowSeconds() }]);
-	const before = await latestExecutionId(stack.n8n, workflow.id);
-	const t0 = Date.now();
-	const answers = (await sendJobs(stack.sandbox.credentials.webhookSecret, jobs, QUEUE_CONCURRENCY)).flat();
-	const seconds = (Date.now() - t0) / 1000;
-	const all = await finishedExecutionsAfter(stack.n8n, workflow.id, before, {
-		atLeast: answers.filter((a) => a.status === 200).length,
-		timeoutMs: 20 * 60_000,
-	});
-	const lastStop = Math.max(...all.map((e) => Date.parse(e.stoppedAt ?? '') || 0));
-	return {
-		acceptedPerSecond: answers.filter((a) => a.status === 200).length / seconds,
-		executedPerSecond: all.length / ((lastStop - t0) / 1000),
-		failed: answers.filter((a) => a.status !== 200).length,
-	};
-}
-
 const OWNER = { email: 'owner@bench-queue.example.com', password: 'Bench-queue-Passw0rd!', firstName: 'Bench', lastName: 'Queue' };
 
 export async function benchQueue(dir: string, log: (line: string) => void, events: number): Promise<string> {
@@ -226,30 +218,31 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 	});
 	try {
 		const t = targets(stack.workflows);
+		// Each process learns of the activation on its own: wait until both serve every target (probes start nothing
+		// but the Webhook node's, which runs before the measured ids).
 		for (const target of Object.values(t)) {
 			for (const w of stack.webhooks) {
-				await waitFor(`${target.label} on ${w.baseUrl}`, async () => ((await fetch(`${w.baseUrl}/webhook/${target.webhookId}/${TRIGGER_WEBHOOK_PATH}`, { method: 'POST', body: '' })).status !== 404 ? true : undefined), 60_000, 500);
+				await waitFor(`${target.label} on ${w.baseUrl}`, async () => ((await fetch(`${w.baseUrl}${target.path}`, { method: 'POST', body: '{}' })).status !== 404 ? true : undefined), 60_000, 500);
 			}
 		}
-		const hookWorkflow = stack.workflows[3];
-		for (const w of stack.webhooks) {
-			await waitFor('Webhook node', async () => ((await fetch(`${w.baseUrl}/webhook/${String(hookWorkflow.nodes[0].parameters.path)}`, { method: 'POST', body: '{}' })).status !== 404 ? true : undefined), 60_000, 500);
-		}
-		log(`queue: Webhook node, ${events} requests`);
-		const hook = await webhookNodeBurst(stack, hookWorkflow, events);
-		const results: ScenarioResult[] = [];
-		for (const target of [t.bare, t.guard, t.removeDup]) {
-			log(`queue: ${target.label}, ${events} events`);
-			results.push(await scenario(stack, target, events));
-			log(`queue: ${JSON.stringify(results[results.length - 1])}`);
-		}
-		log(`queue: SIGTERM to webhook-1 during the burst (${t.guard.label})`);
-		const stopped = await scenario(stack, { ...t.guard, label: `${t.guard.label}, webhook-1 stopped (SIGTERM) at 30%` }, events, true);
-		log(`queue: ${JSON.stringify(stopped)}`);
-		// The stopped row's rates are left out: its retries wait for the stopped process to exit (up to 30 s).
-		const rows = [...results, stopped].map((r) => [
+		const measured: Array<{ result: ScenarioResult; stopped: boolean }> = [];
+		const measure = async (target: Target, options: { stopMidway?: boolean; copies?: boolean } = {}) => {
+			const label = options.stopMidway ? `${target.label}, webhook-1 stopped (SIGTERM) at 30%` : target.label;
+			log(`queue: ${label}, ${events} events`);
+			const result = await scenario(stack, { ...target, label }, events, options);
+			log(`queue: ${JSON.stringify(result)}`);
+			measured.push({ result, stopped: options.stopMidway === true });
+			if (options.stopMidway) await stack.webhooks[0].start({ command: 'webhook' });
+			return result;
+		};
+		const hook = await measure(t.hook, { copies: false });
+		for (const target of [t.bare, t.guard, t.removeDup]) await measure(target);
+		await measure(t.guard, { stopMidway: true });
+		await measure(t.hook, { stopMidway: true, copies: false });
+		// The stopped rows' rates are left out: their retries wait for the stopped process to exit (up to 30 s).
+		const rows = measured.map(({ result: r, stopped }) => [
 			r.label,
-			`${r.events} + ${r.copies}`,
+			r.copies ? `${r.events} + ${r.copies}` : String(r.events),
 			String(r.lost),
 			String(r.extraRuns),
 			String(r.failedRuns),
@@ -258,20 +251,20 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 				.join(', '),
 			String(r.retried),
 			String(r.answered200NotRun),
-			...(r === stopped
+			...(stopped
 				? ['', '', '', '']
 				: [fmt(r.acceptedPerSecond, 0), ratio(r.acceptedPerSecond / hook.acceptedPerSecond), fmt(r.executedPerSecond, 0), ratio(r.executedPerSecond / hook.executedPerSecond)]),
 		]);
-		rows.push(['n8n Webhook node (no verification, no duplicates sent)', String(events), '', '', '', hook.failed ? `failed: ${hook.failed}` : `200: ${events}`, '', '', fmt(hook.acceptedPerSecond, 0), '1.00×', fmt(hook.executedPerSecond, 0), '1.00×']);
 		return table(
-			`6. Queue mode: main + 2 webhook processes + 1 worker (concurrency 10), PostgreSQL, Redis; ${events} genuine events + ${Math.floor(events / 5)} duplicate copies per row, ${QUEUE_CONCURRENCY} connections over both webhook processes`,
+			`6. Queue mode: main + 2 webhook processes + 1 worker (concurrency 10), PostgreSQL, Redis; ${events} genuine events per row (+ ${Math.floor(events / 5)} duplicate copies for the trigger), ${QUEUE_CONCURRENCY} connections over both webhook processes`,
 			['Receiver', 'Events + copies', 'Lost', 'Extra runs', 'Failed runs', 'First answers', 'Retried', '200 but no run', 'Accepted/s', 'vs Webhook', 'Executed/s', 'vs Webhook'],
 			rows,
 			[
 				`Event i goes to webhook process i % 2. Copies: the first ${Math.floor(events / 10)} events also go to the other process at the same moment`,
 				'(every other one with the identical signature, the rest signed afresh); after the burst the next ' + `${Math.floor(events / 5) - Math.floor(events / 10)} are sent again`,
 				'with fresh signatures, as the service retries. Lost: genuine events with no run past the guard. Extra runs: runs past the guard',
-				'beyond one per event. Anything not answered 200 is retried (fresh signature, to a process that is up), as the service does.',
+				'beyond one per event. Anything not answered 200 (an error status, or the connection refused or cut) is retried, signed afresh,',
+				'to a process that is up, as the service does. 200 but no run: answered 200 at some attempt, yet no run came.',
 				'Accepted/s: 200 answers per second during the burst; Executed/s: executions per second until the last one finished (the worker).',
 			],
 		);
