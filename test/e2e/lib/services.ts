@@ -21,6 +21,17 @@ export interface Service {
 	stop: () => Promise<void>;
 }
 
+/** A temp folder removed by `remove()`, or at exit at the latest (also after Ctrl-C). */
+function tempDir(prefix: string): { dir: string; remove: () => void } {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	const remove = () => {
+		process.off('exit', remove);
+		rmSync(dir, { recursive: true, force: true });
+	};
+	process.on('exit', remove);
+	return { dir, remove };
+}
+
 function postgresBin(): string {
 	const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
 	if (!versions.length) throw new Error('no PostgreSQL under /usr/lib/postgresql');
@@ -43,7 +54,7 @@ function postgresIds(): { uid: number; gid: number } {
 /** A throwaway PostgreSQL cluster (trust auth on 127.0.0.1 only, no fsync) with a database `n8n`. */
 export async function startPostgres(logFile: string): Promise<Service> {
 	const bin = postgresBin();
-	const dir = mkdtempSync(join(tmpdir(), 'bm-pg-'));
+	const { dir, remove } = tempDir('bm-pg-');
 	const data = join(dir, 'data');
 	mkdirSync(data, { mode: 0o700 });
 	if (process.getuid?.() === 0) {
@@ -68,7 +79,7 @@ export async function startPostgres(logFile: string): Promise<Service> {
 	const server: Started = startProcess(cmd, args, { cwd: dir, logFile });
 	const stop = async () => {
 		await server.stop();
-		rmSync(dir, { recursive: true, force: true });
+		remove();
 	};
 	try {
 		await waitFor('PostgreSQL to accept connections', async () => (/ready to accept connections/.test(server.output()) ? true : undefined), 60_000, 100);
@@ -93,14 +104,14 @@ export async function startPostgres(logFile: string): Promise<Service> {
 
 /** A throwaway Redis (no persistence) on 127.0.0.1. */
 export async function startRedis(logFile: string): Promise<Service> {
-	const dir = mkdtempSync(join(tmpdir(), 'bm-redis-'));
+	const { dir, remove } = tempDir('bm-redis-');
 	const port = await freePort();
 	const conf = join(dir, 'redis.conf');
 	writeFileSync(conf, [`port ${port}`, 'bind 127.0.0.1', `dir ${dir}`, 'save ""', 'appendonly no', 'daemonize no', 'protected-mode yes'].join('\n') + '\n');
 	const server = startProcess('redis-server', [conf], { cwd: dir, logFile });
 	const stop = async () => {
 		await server.stop();
-		rmSync(dir, { recursive: true, force: true });
+		remove();
 	};
 	try {
 		await waitFor('Redis to accept connections', async () => (/Ready to accept connections/i.test(server.output()) ? true : undefined), 30_000, 100);
