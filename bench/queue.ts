@@ -98,7 +98,7 @@ const statusKey = (a: Answer) => (a.status ? String(a.status) : (a.error ?? 'err
  * at the same moment (identical signature for even i, fresh for odd i); after the burst, events N/10..N/5
  * again with fresh signatures (the service's retries). Non-200 answers are retried (fresh signature, the
  * process still up) as the service would. `stopMidway` sends SIGTERM to the first webhook process once 30%
- * of the events are answered.
+ * of the events are answered, and keeps sending fresh events until that process has exited.
  */
 async function scenario(stack: QueueStack, target: Target, events: number, options: { stopMidway?: boolean; copies?: boolean } = {}): Promise<ScenarioResult> {
 	const { stopMidway = false, copies: withCopies = true } = options;
@@ -119,13 +119,22 @@ async function scenario(stack: QueueStack, target: Target, events: number, optio
 	const before = await latestExecutionId(n8n, target.workflow.id);
 	const t0 = Date.now();
 	let stopped: Promise<number | null> | undefined;
+	let exited = false;
 	const answers = await sendJobs(secret, jobs, QUEUE_CONCURRENCY, (done) => {
 		if (stopMidway && !stopped && done >= jobs.length * 0.3) {
 			process.kill(stack.webhooks[0].pid!, 'SIGTERM');
 			up = [false, true];
-			stopped = stack.webhooks[0].exited;
+			const exit = stack.webhooks[0].exited!;
+			stopped = exit;
+			void exit.then(() => (exited = true));
 		}
 	});
+	// More events until the stopped process has gone, so that the moment it exits falls inside the burst.
+	while (stopped && !exited) {
+		const more = Array.from({ length: QUEUE_CONCURRENCY * 4 }, (_, k) => bodies.length + k);
+		for (const i of more) bodies.push(messageEvent(`${run}.${i}`, `+1555${String(3000000 + i)}`));
+		answers.push(...(await sendJobs(secret, more.map((i) => [{ url: urls[i % 2], body: bodies[i], timestamp: nowSeconds() }]), QUEUE_CONCURRENCY)));
+	}
 	const seconds = (Date.now() - t0) / 1000;
 	const firstAnswers: Record<string, number> = {};
 	const got200 = new Set<number>();
@@ -181,11 +190,11 @@ async function scenario(stack: QueueStack, target: Target, events: number, optio
 		}
 		extraRuns += Math.max(0, n - 1);
 	});
-	const copies = jobs.reduce((sum, j) => sum + j.length, 0) - events + later;
+	const copies = jobs.reduce((sum, j) => sum + j.length, 0) - jobs.length + later;
 	const okInBurst = answers.flat().filter((a) => a.status === 200).length;
 	return {
 		label: target.label,
-		events,
+		events: bodies.length,
 		copies,
 		seconds,
 		acceptedPerSecond: okInBurst / seconds,
@@ -226,8 +235,10 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 			}
 		}
 		const measured: Array<{ result: ScenarioResult; stopped: boolean }> = [];
+		const only = process.env.BENCH_QUEUE_ROWS ? new RegExp(process.env.BENCH_QUEUE_ROWS, 'i') : undefined;
 		const measure = async (target: Target, options: { stopMidway?: boolean; copies?: boolean } = {}) => {
 			const label = options.stopMidway ? `${target.label}, webhook-1 stopped (SIGTERM) at 30%` : target.label;
+			if (only && !only.test(label)) return undefined;
 			log(`queue: ${label}, ${events} events`);
 			const result = await scenario(stack, { ...target, label }, events, options);
 			log(`queue: ${JSON.stringify(result)}`);
@@ -251,7 +262,7 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 				.join(', '),
 			String(r.retried),
 			String(r.answered200NotRun),
-			...(stopped
+			...(stopped || !hook
 				? ['', '', '', '']
 				: [fmt(r.acceptedPerSecond, 0), ratio(r.acceptedPerSecond / hook.acceptedPerSecond), fmt(r.executedPerSecond, 0), ratio(r.executedPerSecond / hook.executedPerSecond)]),
 		]);

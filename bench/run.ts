@@ -3,7 +3,8 @@
  * `queue` runs only when named: it starts its own queue-mode deployment)
  * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS, BENCH_RECV_SECONDS,
- * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS; BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels); BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
