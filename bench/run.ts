@@ -2,7 +2,7 @@
  * Benchmarks: npm run bench [-- sending receiving media listing signing queue]   (default: the first five;
  * `queue` runs only when named: it starts its own queue-mode deployment)
  * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
- * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS, BENCH_RECV_SECONDS,
+ * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
  * BENCH_QUEUE_ROWS (a regex over the queue table's row labels); BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
@@ -119,7 +119,10 @@ async function main(): Promise<number> {
 			};
 			if (sections.has('sending')) {
 				await guarded('1', '1. Sending', () =>
-					benchSending(ctx, workflows, items, Math.max(1, Math.floor(items / 4)), { items: num('BENCH_LATENCY_ITEMS', 200), ms: num('BENCH_LATENCY_MS', 25) }),
+					benchSending(ctx, workflows, items, Math.max(1, Math.floor(items / 4)), {
+						items: num('BENCH_LATENCY_ITEMS', 200),
+						ms: (process.env.BENCH_LATENCY_MS ?? '25,100').split(',').map(Number).filter((ms) => ms > 0),
+					}),
 				);
 			}
 			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));

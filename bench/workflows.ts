@@ -27,7 +27,7 @@ export const makeItems = () => node('Make Items', 'n8n-nodes-base.code', 2, { mo
 
 export const SEND_NODE = 'Send';
 
-export type SendVariant = { kind: 'node'; parallel?: number } | { kind: 'http' };
+export type SendVariant = { kind: 'node'; options?: Record<string, unknown> } | { kind: 'http' };
 
 export function sendWorkflow(key: string, credential: CredentialRef, variant: SendVariant, baseUrl: string, sender: string): Workflow {
 	let send: WfNode;
@@ -38,7 +38,7 @@ export function sendWorkflow(key: string, credential: CredentialRef, variant: Se
 			phoneNumberId: '',
 			phone: '={{ $json.phone }}',
 			text: '={{ $json.text }}',
-			options: variant.parallel ? { parallelRequests: variant.parallel } : {},
+			options: variant.options ?? {},
 		});
 	} else {
 		send = node(

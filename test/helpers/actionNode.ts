@@ -4,7 +4,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import type { Sandbox } from '../sandbox';
-import { runListSearch, runNode, type RunNodeInputItem, type RunResult } from './engine';
+import { runListSearch, runNode, runResourceMapping, type RunNodeInputItem, type RunResult } from './engine';
 import { assertNoSecrets } from './secrets';
 
 export const ACTION_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
@@ -14,6 +14,12 @@ export interface RunActionOptions {
 	/** Overrides of the credential's fields (the sandbox's own values otherwise). */
 	credentials?: IDataObject;
 	continueOnFail?: boolean;
+	/** n8n's Retry On Fail setting of the node. */
+	retryOnFail?: { maxTries: number; waitBetweenTries?: number };
+	/** Retry this failed run as n8n's Retry button does. */
+	retryOf?: RunResult;
+	/** Run the node's AI-tool variant (`…businessMessagingTool`), as n8n does for an agent's tool. */
+	asAiTool?: boolean;
 }
 
 export async function runAction(
@@ -21,12 +27,19 @@ export async function runAction(
 	parameters: INodeParameters,
 	options: RunActionOptions = {},
 ): Promise<RunResult> {
+	const type = options.asAiTool ? `${ACTION_NODE_TYPE}Tool` : ACTION_NODE_TYPE;
 	const result = await runNode({
-		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
+		nodeTypes: { [type]: new BusinessMessaging() },
 		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
 		credentials: { businessMessagingApi: { ...sandbox.credentials, ...options.credentials } },
-		node: { type: ACTION_NODE_TYPE, parameters, continueOnFail: options.continueOnFail },
+		node: {
+			type,
+			parameters,
+			continueOnFail: options.continueOnFail,
+			...(options.retryOnFail && { retryOnFail: true, waitBetweenTries: 0, ...options.retryOnFail }),
+		},
 		input: options.input,
+		retryOf: options.retryOf,
 	});
 	assertNoSecrets('the action node’s output, error or logs', {
 		items: result.items,
@@ -50,4 +63,19 @@ export async function searchTemplates(sandbox: Sandbox, filter?: string, paginat
 	});
 	assertNoSecrets('the template search', result);
 	return result;
+}
+
+/** The Placeholder Values fields the editor shows for the given Template field value. */
+export async function templatePlaceholderFields(sandbox: Sandbox, templateId: string) {
+	return await runResourceMapping({
+		nodeTypes: { [ACTION_NODE_TYPE]: new BusinessMessaging() },
+		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
+		credentials: { businessMessagingApi: { ...sandbox.credentials } },
+		node: {
+			type: ACTION_NODE_TYPE,
+			parameters: { resource: 'template', operation: 'render', templateId: { __rl: true, mode: 'id', value: templateId } },
+		},
+		method: 'getTemplatePlaceholders',
+		parameterPath: 'parameters.placeholderValues',
+	});
 }

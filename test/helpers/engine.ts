@@ -32,6 +32,7 @@ import type {
 	IRun,
 	IVersionedNodeType,
 	IWorkflowExecuteAdditionalData,
+	ResourceMapperFields,
 	Logger as WorkflowLogger,
 } from 'n8n-workflow';
 
@@ -83,9 +84,18 @@ export interface RunNodeOptions {
 		typeVersion?: number;
 		continueOnFail?: boolean;
 		name?: string;
+		/** n8n's node setting Retry On Fail, with its Max Tries and Wait Between Tries (ms). */
+		retryOnFail?: boolean;
+		maxTries?: number;
+		waitBetweenTries?: number;
 	};
 	/** Items fed into the node. Defaults to one empty item. */
 	input?: RunNodeInputItem[];
+	/**
+	 * A failed run to retry as n8n's Retry button does (ExecutionService.retry, loadWorkflow): its
+	 * saved execution data resumes at the failed node, the node taken from `node` above.
+	 */
+	retryOf?: RunResult;
 }
 
 export interface RunResult {
@@ -394,10 +404,8 @@ function baseAdditionalData(opts: Pick<RunNodeOptions, 'credentialTypes' | 'cred
 	};
 }
 
-/** Calls a node's `methods.listSearch` function through n8n-core's LoadOptionsContext, as the editor does. */
-export async function runListSearch(
-	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string; filter?: string; paginationToken?: string },
-): Promise<INodeListSearchResult> {
+/** n8n-core's LoadOptionsContext for one node, as the editor's option and field loaders get it. */
+async function loadOptionsContext(opts: Omit<RunNodeOptions, 'input'> & { parameterPath: string }) {
 	await ensureSetup();
 	const nodeTypes = new TestNodeTypes(opts.nodeTypes);
 	const type = nodeTypes.getByNameAndVersion(opts.node.type, opts.node.typeVersion);
@@ -419,10 +427,27 @@ export async function runListSearch(
 		nodeTypes,
 	});
 	const additionalData = baseAdditionalData(opts) as unknown as IWorkflowExecuteAdditionalData;
-	const context = new core.LoadOptionsContext(workflow, node, additionalData, opts.parameterPath);
+	return { type, context: new core.LoadOptionsContext(workflow, node, additionalData, opts.parameterPath) };
+}
+
+/** Calls a node's `methods.listSearch` function through n8n-core's LoadOptionsContext, as the editor does. */
+export async function runListSearch(
+	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string; filter?: string; paginationToken?: string },
+): Promise<INodeListSearchResult> {
+	const { type, context } = await loadOptionsContext(opts);
 	const search = type.methods?.listSearch?.[opts.method];
 	if (!search) throw new Error(`engine harness: no listSearch method "${opts.method}"`);
 	return await search.call(context, opts.filter, opts.paginationToken);
+}
+
+/** Calls a node's `methods.resourceMapping` function (the fields of a resource mapper), as the editor does. */
+export async function runResourceMapping(
+	opts: Omit<RunNodeOptions, 'input'> & { method: string; parameterPath: string },
+): Promise<ResourceMapperFields> {
+	const { type, context } = await loadOptionsContext(opts);
+	const method = type.methods?.resourceMapping?.[opts.method];
+	if (!method) throw new Error(`engine harness: no resourceMapping method "${opts.method}"`);
+	return await method.call(context);
 }
 
 export async function runNode(opts: RunNodeOptions): Promise<RunResult> {
@@ -466,6 +491,9 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 		credentials: nodeCredentials,
 		// What n8n stores when "On Error" is "Continue": this.continueOnFail() reads it.
 		...(opts.node.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...(opts.node.retryOnFail
+			? { retryOnFail: true, maxTries: opts.node.maxTries, waitBetweenTries: opts.node.waitBetweenTries }
+			: {}),
 	};
 
 	const workflowData = {
@@ -492,7 +520,8 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 		settings: workflowData.settings,
 	});
 
-	const hooks = new core.ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const mode = opts.retryOf ? 'retry' : 'manual';
+	const hooks = new core.ExecutionLifecycleHooks(mode, executionId, workflowData);
 	const finished = new Promise<IRun>((resolve) => {
 		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
 	});
@@ -504,21 +533,36 @@ async function runInContext(opts: RunNodeOptions, logs: string[]): Promise<RunRe
 		currentNodeExecutionIndex: 0,
 	} as unknown as IWorkflowExecuteAdditionalData;
 
-	const runExecutionData = wf.createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
-		},
-	});
+	const runExecutionData = opts.retryOf
+		? retryData(opts.retryOf, workflow)
+		: wf.createRunExecutionData({
+				executionData: {
+					nodeExecutionStack: [{ node: startNode, data: { main: [[{ json: {} }]] }, source: null }],
+				},
+			});
 
 	try {
-		const execution = new core.WorkflowExecute(additionalData, 'manual', runExecutionData);
+		const execution = new core.WorkflowExecute(additionalData, mode, runExecutionData);
 		await execution.processRunExecutionData(workflow);
 		const run = await finished;
-		const taskData = run.data.resultData.runData[nodeName]?.[0];
+		const taskData = run.data.resultData.runData[nodeName]?.at(-1);
 		const outputs = (taskData?.data?.main ?? []).map((items) => items ?? []);
 		const error = (taskData?.error ?? run.data.resultData.error) as ExecutionBaseError | undefined;
 		return { items: outputs[0] ?? [], outputs, error, logs, run };
 	} finally {
 		inputByRun.delete(runId);
 	}
+}
+
+/** What n8n's ExecutionService.retry does to a failed execution's data before running it again. */
+function retryData(failed: RunResult, workflow: InstanceType<typeof wf.Workflow>) {
+	const data = structuredClone(failed.run.data);
+	delete data.resultData.error;
+	const last = data.resultData.lastNodeExecuted;
+	const runs = last ? data.resultData.runData[last] : undefined;
+	if (runs?.length && runs[runs.length - 1].error !== undefined) runs.pop();
+	for (const entry of data.executionData?.nodeExecutionStack ?? []) {
+		entry.node = workflow.getNode(entry.node.name) ?? entry.node;
+	}
+	return data;
 }

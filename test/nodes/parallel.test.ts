@@ -55,13 +55,42 @@ test('every message goes out once, in order per recipient, output in item order'
 	expect(Math.max(...firstFive) - Math.min(...firstFive)).toBeLessThan(150);
 });
 
-test('without the option, items go out one at a time', async () => {
+test('without the option, items go out at the same time (default Parallel Requests)', async () => {
+	sandbox.injectFault({ delayMs: 150, count: 30, path: '/w/message/text' });
+	const result = await send({});
+	expect(result.error).toBeUndefined();
+	expect(sandbox.messages).toHaveLength(30);
+	const firstSix = sandbox.requests.slice(0, 6).map((request) => at(request.receivedAt));
+	expect(Math.max(...firstSix) - Math.min(...firstSix)).toBeLessThan(150);
+	for (const phone of recipients) {
+		const sent = sandbox.messages.filter((m) => m.phone === phone).map((m) => m.body);
+		expect(sent).toEqual(input.filter((item) => item.json.phone === phone).map((item) => item.json.text));
+	}
+});
+
+test('Parallel Requests 1 sends one at a time', async () => {
 	sandbox.injectFault({ delayMs: 100, count: 3, path: '/w/message/text' });
-	const result = await send({}, input.slice(0, 3));
+	const result = await send({ parallelRequests: 1 }, input.slice(0, 3));
 	expect(result.error).toBeUndefined();
 	const times = sandbox.requests.map((request) => at(request.receivedAt));
 	expect(times[1] - times[0]).toBeGreaterThanOrEqual(90);
 	expect(times[2] - times[1]).toBeGreaterThanOrEqual(90);
+});
+
+test('Max Messages per Second spreads the sends of all workers: no second holds more than the setting', async () => {
+	const result = await send({ parallelRequests: 10, maxMessagesPerSecond: 10 }, input.slice(0, 25));
+	expect(result.error).toBeUndefined();
+	expect(sandbox.messages).toHaveLength(25);
+	const times = sandbox.requests.map((request) => at(request.receivedAt)).sort((a, b) => a - b);
+	// 25 sends at 10 per second take at least 2.4 s from the first to the last.
+	expect(times[24] - times[0]).toBeGreaterThanOrEqual(2300);
+	for (const start of times) {
+		expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(11);
+	}
+	for (const phone of recipients) {
+		const sent = sandbox.messages.filter((m) => m.phone === phone).map((m) => m.body);
+		expect(sent).toEqual(input.slice(0, 25).filter((item) => item.json.phone === phone).map((item) => item.json.text));
+	}
 });
 
 test('a 429 makes every worker wait out the Retry-After, and nothing is lost', async () => {

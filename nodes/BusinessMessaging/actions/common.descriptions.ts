@@ -55,8 +55,12 @@ export const optionsField: INodeProperties = {
 	],
 };
 
-export const DEFAULT_PARALLEL_REQUESTS = 5;
-export const MAX_PARALLEL_REQUESTS = 20;
+/**
+ * Sends at once by default: a real service answers in tens of milliseconds, and n8n's HTTP Request
+ * node sends all items at once. Per-recipient order and the shared 429 back-off keep it safe.
+ */
+export const DEFAULT_PARALLEL_REQUESTS = 50;
+export const MAX_PARALLEL_REQUESTS = 200;
 
 /** Options of the message sends: the common ones plus parallel sending. */
 export const sendOptionsField: INodeProperties = {
@@ -70,6 +74,33 @@ export const sendOptionsField: INodeProperties = {
 			default: DEFAULT_PARALLEL_REQUESTS,
 			description:
 				'How many messages to send at the same time. Messages to the same recipient still go out one after another, in item order, and all slow down together when the service asks to (429).',
+		},
+		{
+			displayName: 'Max Messages per Second',
+			name: 'maxMessagesPerSecond',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 10,
+			description:
+				'Spreads the sends of this node evenly: at most this many requests start per second, however many run at once. 0 means no limit.',
+		},
+		{
+			displayName: 'Skip Repeats Within (Minutes)',
+			name: 'skipRepeatsWithin',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 1440,
+			description:
+				'Do not send a message whose Repeat Key was already sent by this node within this many minutes, also in earlier executions. 0 turns it off.',
+		},
+		{
+			displayName: 'Repeat Key',
+			name: 'repeatKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.order_id }}-shipped',
+			description:
+				'What makes two messages the same for Skip Repeats Within. Empty: the recipient and the message (text, or media type, caption and file).',
 		},
 		...(optionsField.options as INodeProperties[]),
 	],
@@ -99,3 +130,55 @@ export const orderStatusOptions = ORDER_STATUSES.map((status) => ({
 export function listLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
 	return this.getNodeParameter('returnAll', itemIndex) ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
 }
+
+/** The template picker: a searchable list, or an ID. */
+export const templateField: INodeProperties = {
+	displayName: 'Template',
+	name: 'templateId',
+	type: 'resourceLocator',
+	required: true,
+	default: { mode: 'list', value: '' },
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchTemplates', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 42',
+			validation: [
+				{
+					type: 'regex',
+					properties: { regex: '^\\s*[1-9][0-9]*\\s*$', errorMessage: 'Not a template ID (a whole number)' },
+				},
+			],
+		},
+	],
+};
+
+/** A value for each {{n}} of the chosen template, per component; the fields come from the template itself. */
+export const placeholderValuesField: INodeProperties = {
+	displayName: 'Placeholder Values',
+	name: 'placeholderValues',
+	type: 'resourceMapper',
+	noDataExpression: true,
+	default: { mappingMode: 'defineBelow', value: null },
+	required: true,
+	typeOptions: {
+		loadOptionsDependsOn: ['templateId.value'],
+		resourceMapper: {
+			resourceMapperMethod: 'getTemplatePlaceholders',
+			mode: 'add',
+			valuesLabel: 'Values',
+			fieldWords: { singular: 'placeholder', plural: 'placeholders' },
+			addAllFields: true,
+			multiKeyMatch: false,
+			supportAutoMap: false,
+		},
+	},
+	description: 'One value for each {{n}} of the template, listed per component (Header, Body, Button)',
+};

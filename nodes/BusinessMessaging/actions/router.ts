@@ -6,7 +6,8 @@ import * as message from './message';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
-import { MAX_PARALLEL_REQUESTS } from './common.descriptions';
+import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './common.descriptions';
+import { type MessageOf, startSendGuard } from '../helpers/sendOnce';
 
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 
@@ -16,6 +17,8 @@ interface OperationModule {
 	execute?: Operation;
 	/** Present on operations that may run items in parallel: items with the same key keep their order. */
 	recipientOf?: (this: IExecuteFunctions, itemIndex: number) => string;
+	/** Present on message sends: what an item sends, so a retry or a repeat is not sent again. */
+	messageOf?: MessageOf;
 }
 
 /**
@@ -32,14 +35,21 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
 	const outputs: INodeExecutionData[][] = new Array(items.length);
+	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
+	// AgentExecutor) gives the model an empty result for a tool that throws, so the model could not
+	// read what to correct. The item carries the same message a user sees in the editor.
+	const keepGoing = this.continueOnFail() || runsAsAiTool(this);
+	const guard = module.messageOf ? await startSendGuard(this, items.length, module.messageOf) : undefined;
 	const runItem = async (itemIndex: number) => {
 		try {
-			const output = await run.call(this, itemIndex);
+			const output = guard
+				? await guard.send(itemIndex, async () => (await run.call(this, itemIndex)) as IDataObject)
+				: await run.call(this, itemIndex);
 			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
 				itemData: { item: itemIndex },
 			});
 		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
+			if (!keepGoing) throw asNodeError(this, error, itemIndex);
 			const json: IDataObject = { error: error.message };
 			if (error.description) json.description = error.description;
 			if (error instanceof NodeApiError && error.httpCode) json.httpCode = error.httpCode;
@@ -48,17 +58,26 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 	const parallel = module.recipientOf
 		? Math.min(
-				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, 1) as number), 1),
+				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number), 1),
 				MAX_PARALLEL_REQUESTS,
 			)
 		: 1;
-	if (parallel === 1) {
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
-	} else {
-		const error = await runInParallel(groupBy(items.length, (i) => module.recipientOf!.call(this, i)), parallel, runItem);
-		if (error) throw asNodeError(this, error);
+	try {
+		if (parallel === 1) {
+			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
+		} else {
+			const error = await runInParallel(groupBy(items.length, (i) => module.recipientOf!.call(this, i)), parallel, runItem);
+			if (error) throw asNodeError(this, error);
+		}
+	} finally {
+		await guard?.finish();
 	}
 	return [outputs.flat()];
+}
+
+/** n8n names the tool variant of a node `<node>Tool` (n8n-workflow's `NodeHelpers.isToolType`). */
+function runsAsAiTool(ctx: IExecuteFunctions): boolean {
+	return ctx.getNode().type.endsWith('Tool');
 }
 
 /** Both constructors hand back an error that already is of their kind. */

@@ -9,6 +9,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
+import { signRequest } from '../../../credentials/BusinessMessagingApi.credentials';
+import { waitForSlot } from '../helpers/pacing';
+import { testModeOf } from '../helpers/testMode';
+
 export const CREDENTIAL_TYPE = 'businessMessagingApi';
 
 /** The spec's default and, since no maximum is shown, the largest page this package asks for. */
@@ -67,6 +71,8 @@ export interface RequestOptions {
 	headers?: IDataObject;
 	itemIndex?: number;
 	retry?: RetryPolicy;
+	/** A message to a customer: the credential's Test Mode applies. */
+	message?: boolean;
 }
 
 interface FailedResponse {
@@ -185,7 +191,7 @@ export async function apiRequest(
 	this: Context,
 	method: IHttpRequestMethods,
 	path: string,
-	{ qs, body, headers, itemIndex, retry = method === 'GET' ? 'idempotent' : 'send' }: RequestOptions = {},
+	{ qs, body, headers, itemIndex, retry = method === 'GET' ? 'idempotent' : 'send', message }: RequestOptions = {},
 ): Promise<IDataObject> {
 	const credentials = await getCredential.call(this);
 	const reference = this.getNode().credentials?.[CREDENTIAL_TYPE];
@@ -204,8 +210,19 @@ export async function apiRequest(
 		json: !Buffer.isBuffer(body),
 		timeout: timeoutMs,
 	};
+	if (message && testModeOf(this as IExecuteFunctions, credentials).mode === 'dryRun') {
+		// Signed as it would be sent, so a dry run also proves the credential can sign it.
+		const signed = await signRequest(credentials, { ...options });
+		const bytes = Buffer.isBuffer(signed.body) ? signed.body.length : 0;
+		return { request: { method, url: signed.url, bytes, signed: Boolean(signed.headers?.['X-Service-Signature-256']) } };
+	}
+	const perSecond =
+		message && itemIndex !== undefined
+			? Number((this as IExecuteFunctions).getNodeParameter('options.maxMessagesPerSecond', 0, 0))
+			: 0;
 	for (let attempt = 1; ; attempt++) {
 		await waitForBackOff(this);
+		await waitForSlot(this, perSecond);
 		try {
 			const response = (await this.helpers.httpRequestWithAuthentication.call(
 				this,

@@ -22,6 +22,7 @@ import { assert } from '../lib/report';
 import type { Stack } from '../lib/stack';
 
 const SIGNATURE_WINDOW_SECONDS = 300;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 async function countExecutions(n8n: N8n, workflowId: string): Promise<number> {
 	const res = await n8n.api<{ data: unknown[]; nextCursor: string | null }>(
@@ -86,6 +87,10 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 			runId,
 		};
 		const { prior, request } = buildCaseRequests(testCase, context);
+		if (!n8n.features.jsonBomAccepted && request.body.subarray(0, 3).equals(UTF8_BOM)) {
+			skipped.push(`${testCase.id} (this n8n answers a JSON body that starts with a byte order mark 422 before the trigger runs)`);
+			continue;
+		}
 		let threw = false;
 		let status = 0;
 		let started = false;

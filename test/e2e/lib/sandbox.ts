@@ -7,6 +7,8 @@ import { freePort, startProcess, type Started, waitFor } from './proc';
 
 export interface RecordedRequest {
 	seq: number;
+	/** When the sandbox got it (ISO, the sandbox's clock). */
+	receivedAt: string;
 	method: string;
 	path: string;
 	query: Record<string, string>;

@@ -15,14 +15,25 @@ import { type CredentialRef, credentialEntry } from './workflows';
 export interface StackOptions {
 	/** Folder for the n8n user folder, the tarball and the logs. */
 	dir: string;
+	/** n8n version (default: N8N_VERSION or versions.ts's default). */
+	n8nVersion?: string;
 	owner: Owner;
 	n8nPort?: number;
 	sandboxPort?: number;
 	/** Passed to the sandbox: retry delays divided by this. */
 	timeScale?: number;
 	credentialName?: string;
-	/** Builds the workflows once the sandbox's address and the credential are known. */
-	workflows: (context: { sandbox: SandboxProcess; credential: CredentialRef; n8n: N8n }) => Workflow[];
+	/** More credentials of this type: the sandbox's values with these fields changed, by name. */
+	extraCredentials?: Record<string, Record<string, unknown>>;
+	/** Credentials of other types (e.g. n8n's OpenAI credential), imported as given, by name. */
+	otherCredentials?: Array<{ name: string; type: string; data: Record<string, unknown> }>;
+	/** Builds the workflows once the sandbox's address and the credentials are known. */
+	workflows: (context: {
+		sandbox: SandboxProcess;
+		credential: CredentialRef;
+		n8n: N8n;
+		extraCredentials: Record<string, CredentialRef>;
+	}) => Workflow[];
 	/** Workflows (ids) to publish before the server starts: active from the start. */
 	publish: (workflows: Workflow[]) => string[];
 	/** Workflows (ids) to activate through the public API once the server runs. */
@@ -30,8 +41,6 @@ export interface StackOptions {
 	log?: (line: string) => void;
 	/** Extra environment for every n8n process and CLI command (e.g. the database and Redis of queue mode). */
 	env?: Record<string, string>;
-	/** More credentials to import beside the package's (e.g. a Redis connection). */
-	extraCredentials?: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>;
 	/** More n8n processes on the same user folder, started once the main process is ready (queue mode). */
 	processes?: Array<{ name: string; command: N8nCommand }>;
 }
@@ -61,7 +70,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 	mkdirSync(options.dir, { recursive: true });
 
 	log('installing n8n (cached after the first time)…');
-	const installDir = await installN8n();
+	const installDir = await installN8n(options.n8nVersion);
 	lap('n8n install');
 	log('building and packing the package…');
 	const tarball = await buildAndPack(join(options.dir, 'pack'));
@@ -87,9 +96,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		const credentialName = options.credentialName ?? 'Business Messaging (sandbox)';
 		const credential: CredentialRef = { id: n8nId('bmSandboxCred'), name: credentialName };
 		const credentialData = sandbox.credentials;
-		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id), ...(options.extraCredentials ?? [])]);
+		const extraCredentials: Record<string, CredentialRef> = {};
+		const extraEntries = Object.entries(options.extraCredentials ?? {}).map(([name, fields]) => {
+			extraCredentials[name] = { id: n8nId(name), name };
+			return credentialEntry(name, { ...credentialData, ...fields }, extraCredentials[name].id);
+		});
+		for (const other of options.otherCredentials ?? []) {
+			extraCredentials[other.name] = { id: n8nId(other.name), name: other.name };
+			extraEntries.push({ id: extraCredentials[other.name].id, name: other.name, type: other.type, data: other.data });
+		}
+		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id), ...extraEntries]);
 		lap('import credential');
-		const workflows = options.workflows({ sandbox, credential, n8n });
+		const workflows = options.workflows({ sandbox, credential, n8n, extraCredentials });
 		await n8n.importWorkflows(workflows);
 		lap('import workflows');
 		for (const id of options.publish(workflows)) await n8n.publish(id);

@@ -1,4 +1,5 @@
 /** Small builders for workflow JSON as `n8n import:workflow` takes it. */
+import { randomUUID } from 'node:crypto';
 import { n8nId } from './n8n';
 
 export interface WfNode {
@@ -12,6 +13,9 @@ export interface WfNode {
 	webhookId?: string;
 	onError?: string;
 	executeOnce?: boolean;
+	retryOnFail?: boolean;
+	maxTries?: number;
+	waitBetweenTries?: number;
 }
 
 export interface Workflow {
@@ -19,9 +23,12 @@ export interface Workflow {
 	name: string;
 	active: boolean;
 	nodes: WfNode[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	/** By output type: `main`, or the AI connection types (`ai_languageModel`, `ai_tool`) of sub-nodes. */
+	connections: Record<string, Record<string, Array<Array<{ node: string; type: string; index: number }>>>>;
 	settings: Record<string, unknown>;
 	pinData: Record<string, unknown>;
+	/** 2.0.x's import requires one; later versions make one when it is missing. */
+	versionId: string;
 }
 
 let counter = 0;
@@ -59,6 +66,7 @@ export function chain(id: string, name: string, nodes: WfNode[]): Workflow {
 		connections,
 		settings: { executionOrder: 'v1', saveManualExecutions: true, saveDataSuccessExecution: 'all' },
 		pinData: {},
+		versionId: randomUUID(),
 	};
 }
 

@@ -237,3 +237,97 @@ export function bareTriggerWorkflow(credential: CredentialRef, webhookId: string
 		}),
 	]);
 }
+
+/**
+ * Sends the text messages posted to it (`{ "messages": [{ "phone", "text", "order_id"? }] }`), one item
+ * each, with the given options of the send.
+ */
+export function bulkTextWorkflow(
+	id: string,
+	credential: CredentialRef,
+	hookPath: string,
+	options: Record<string, unknown> = {},
+	extra: Partial<WfNode> = {},
+): Workflow {
+	return chain(id, `E2E: bulk send (${hookPath})`, [
+		webhookTrigger(hookPath),
+		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
+		action(
+			'Send Text',
+			credential,
+			{
+				resource: 'message',
+				operation: 'sendText',
+				phoneNumberId: '',
+				phone: '={{ $json.phone }}',
+				text: '={{ $json.text }}',
+				options,
+			},
+			extra,
+		),
+	]);
+}
+
+/** Template → Render, then Send Text From Template with the same values. */
+export function templateSendWorkflow(credential: CredentialRef, templateId: number, values: Record<string, string>, phone: string, hookPath = 'e2e-template-send'): Workflow {
+	const template = { __rl: true, mode: 'id', value: String(templateId) };
+	const placeholderValues = { mappingMode: 'defineBelow', value: values };
+	return chain('e2eTemplateSend', 'E2E: render a template and send its body', [
+		webhookTrigger(hookPath),
+		action('Render', credential, { resource: 'template', operation: 'render', templateId: template, placeholderValues }),
+		action('Send From Template', credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone,
+			textSource: 'template',
+			templateId: template,
+			placeholderValues,
+		}),
+	]);
+}
+
+export const OPENAI_CREDENTIAL_TYPE = 'openAiApi';
+/** This package's action node as an AI agent's tool: n8n derives the type from `usableAsTool`. */
+export const TOOL_TYPE = 'n8n-nodes-business-messaging.businessMessagingTool';
+
+/**
+ * n8n's AI Agent with its OpenAI chat model (pointed at a scripted stand-in through the credential's
+ * base URL) and this package's node as two tools whose fields the model fills with `$fromAI`.
+ * Run by posting `{ "prompt": "…" }` to the Webhook node; it answers with the agent's output.
+ */
+export function agentWorkflow(credential: CredentialRef, openAi: CredentialRef, agentVersion: number): Workflow {
+	const key = String(agentVersion).replace('.', '');
+	const hook = webhookTrigger(`e2e-agent-${key}`);
+	const agent = node('AI Agent', '@n8n/n8n-nodes-langchain.agent', agentVersion, {
+		promptType: 'define',
+		text: '={{ $json.body.prompt }}',
+		options: { systemMessage: 'You help a shop answer its customers over the business messaging service.' },
+	});
+	const model = node('OpenAI Chat Model', '@n8n/n8n-nodes-langchain.lmChatOpenAi', 1.2, {
+		model: { __rl: true, mode: 'id', value: 'scripted-model' },
+		options: {},
+	}, { credentials: { [OPENAI_CREDENTIAL_TYPE]: openAi } });
+	const tool = (name: string, description: string, parameters: Record<string, unknown>) =>
+		node(name, TOOL_TYPE, 1, { descriptionType: 'manual', toolDescription: description, ...parameters }, {
+			credentials: { [CREDENTIAL_TYPE]: credential },
+		});
+	const tools = [
+		tool('Get Template', 'Reads one message template by its ID', {
+			resource: 'template',
+			operation: 'get',
+			templateId: { __rl: true, mode: 'id', value: "={{ $fromAI('templateId', 'The template ID, a whole number', 'string') }}" },
+		}),
+		tool('Send Text', 'Sends a text message to a customer', {
+			resource: 'message',
+			operation: 'sendText',
+			phone: "={{ $fromAI('phone', 'The customer phone number with country code', 'string') }}",
+			text: "={{ $fromAI('text', 'The message to send', 'string') }}",
+		}),
+	];
+	const wf = chain(`e2eAgent${key}`, `E2E: AI agent ${agentVersion} with this package as its tools`, [hook, agent]);
+	wf.nodes.push(model, ...tools);
+	wf.connections[model.name] = { ai_languageModel: [[{ node: agent.name, type: 'ai_languageModel', index: 0 }]] };
+	for (const t of tools) wf.connections[t.name] = { ai_tool: [[{ node: agent.name, type: 'ai_tool', index: 0 }]] };
+	return wf;
+}

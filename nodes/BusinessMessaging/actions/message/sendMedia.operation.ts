@@ -1,10 +1,13 @@
+import { createHash } from 'node:crypto';
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { itemParameter } from '../../helpers/itemParameter';
 import { multipartFrame, type MultipartFrame } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
-import { apiRequest } from '../../transport';
+import type { OutgoingMessage } from '../../helpers/sendOnce';
+import { deliveryPhone, testModeOf } from '../../helpers/testMode';
+import { apiRequest, getCredential } from '../../transport';
 import { recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
@@ -81,7 +84,16 @@ async function multipartBody(
 	return Buffer.concat([frame.head, data, frame.tail]);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+interface MediaItem {
+	phone: string;
+	type: string;
+	caption: string;
+	binaryPropertyName: string;
+	binary: IBinaryData;
+}
+
+/** The item's fields, checked, and its file's entry in n8n's binary data. */
+function mediaItem(this: IExecuteFunctions, itemIndex: number): MediaItem {
 	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
 	const type = checkOneOf(
 		this,
@@ -103,8 +115,27 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			},
 		);
 	}
+	return { phone, type, caption, binaryPropertyName, binary };
+}
+
+/** The message for recognising it again: the file by a hash of its bytes, read in chunks. */
+export async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
+	const { phone, type, caption, binaryPropertyName, binary } = mediaItem.call(this, itemIndex);
+	const hash = createHash('sha256');
+	if (binary.id) {
+		const stream = await this.helpers.getBinaryStream(binary.id, READ_CHUNK_BYTES);
+		for await (const chunk of stream as AsyncIterable<Buffer>) hash.update(chunk);
+	} else {
+		hash.update(await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName));
+	}
+	return { phone, content: `${type}\n${caption}\n${hash.digest('hex')}` };
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const { phone, type, caption, binaryPropertyName, binary } = mediaItem.call(this, itemIndex);
 	const sender = await getSender.call(this, itemIndex, true);
-	const fields: Record<string, string> = { phone, type };
+	const to = deliveryPhone(testModeOf(this, await getCredential.call(this)), phone);
+	const fields: Record<string, string> = { phone: to, type };
 	if (caption) fields.caption = caption;
 	const frame = multipartFrame(fields, {
 		field: 'media',
@@ -118,6 +149,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		headers: { 'Content-Type': frame.contentType },
 		itemIndex,
 		retry: 'send',
+		message: true,
 	});
 	return (response.data as IDataObject) ?? response;
 }

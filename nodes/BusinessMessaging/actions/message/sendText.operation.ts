@@ -3,12 +3,38 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemParameter } from '../../helpers/itemParameter';
 import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
-import { apiRequest } from '../../transport';
-import { recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
+import type { OutgoingMessage } from '../../helpers/sendOnce';
+import { renderItemTemplate } from '../../helpers/templates';
+import { deliveryPhone, testModeOf } from '../../helpers/testMode';
+import { apiRequest, getCredential } from '../../transport';
+import {
+	placeholderValuesField,
+	recipientField,
+	recipientOf,
+	sendOptionsField,
+	senderField,
+	templateField,
+} from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
 	recipientField,
+	{
+		displayName: 'Message',
+		name: 'textSource',
+		type: 'options',
+		default: 'text',
+		options: [
+			{ name: 'Text', value: 'text', description: 'Send the text you enter' },
+			{
+				name: 'From Template',
+				value: 'template',
+				description: 'Send the body of an approved template, its placeholders filled',
+			},
+		],
+	},
+	{ ...templateField, displayOptions: { show: { textSource: ['template'] } } },
+	{ ...placeholderValuesField, displayOptions: { show: { textSource: ['template'] } } },
 	{
 		displayName: 'Text',
 		name: 'text',
@@ -16,6 +42,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		typeOptions: { rows: 4 },
 		default: '',
+		displayOptions: { show: { textSource: ['text'] } },
 	},
 	sendOptionsField,
 ];
@@ -25,17 +52,28 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
 	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
-	const text = checkNotEmpty(this, { label: 'Text', itemIndex }, this.getNodeParameter('text', itemIndex));
+	if (this.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
+		const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
+		return { phone, content: rendered.body, template: { id: template.id, name: template.name } };
+	}
+	const text = checkNotEmpty(this, { label: 'Text', itemIndex }, itemParameter(this, 'text', itemIndex));
+	return { phone, content: text };
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const { phone, content: text, template } = await messageOf.call(this, itemIndex);
 	const sender = await getSender.call(this, itemIndex, true);
 	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
-		body: { phone, body: text },
+		body: { phone: deliveryPhone(testModeOf(this, await getCredential.call(this)), phone), body: text },
 		itemIndex,
 		retry: 'send',
+		message: true,
 	});
-	return (response.data as IDataObject) ?? response;
+	const sent = (response.data as IDataObject) ?? response;
+	return template ? { ...sent, template } : sent;
 }
 
 

@@ -1,39 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { withPlaceholderCounts } from '../../helpers/templates';
-import { checkPositiveInteger } from '../../helpers/validation';
-import { apiRequest } from '../../transport';
-import { optionsField } from '../common.descriptions';
+import { getTemplate, withPlaceholderCounts } from '../../helpers/templates';
+import { optionsField, templateField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Template',
-		name: 'templateId',
-		type: 'resourceLocator',
-		required: true,
-		default: { mode: 'list', value: '' },
-		modes: [
-			{
-				displayName: 'From List',
-				name: 'list',
-				type: 'list',
-				typeOptions: { searchListMethod: 'searchTemplates', searchable: true },
-			},
-			{
-				displayName: 'By ID',
-				name: 'id',
-				type: 'string',
-				placeholder: 'e.g. 42',
-				validation: [
-					{
-						type: 'regex',
-						properties: { regex: '^\\s*[1-9][0-9]*\\s*$', errorMessage: 'Not a template ID (a whole number)' },
-					},
-				],
-			},
-		],
-	},
+	templateField,
 	optionsField,
 ];
 
@@ -43,11 +15,5 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const templateId = checkPositiveInteger(
-		this,
-		{ label: 'Template', itemIndex },
-		this.getNodeParameter('templateId', itemIndex, '', { extractValue: true }),
-	);
-	const response = await apiRequest.call(this, 'GET', `/templates/${templateId}`, { itemIndex });
-	return withPlaceholderCounts((response.data as IDataObject) ?? response);
+	return withPlaceholderCounts(await getTemplate.call(this, itemIndex));
 }

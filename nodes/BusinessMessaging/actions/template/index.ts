@@ -2,8 +2,9 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
+import * as render from './render.operation';
 
-export { get, getAll };
+export { get, getAll, render };
 
 export const description: INodeProperties[] = [
 	{
@@ -25,9 +26,16 @@ export const description: INodeProperties[] = [
 				description: 'List templates, optionally by name',
 				action: 'Get many templates',
 			},
+			{
+				name: 'Render',
+				value: 'render',
+				description: 'Fill a template’s placeholders and check it can be sent',
+				action: 'Render a template',
+			},
 		],
 		default: 'getAll',
 	},
 	...get.description,
 	...getAll.description,
+	...render.description,
 ];

@@ -1,0 +1,22 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { renderItemTemplate } from '../../helpers/templates';
+import { optionsField, placeholderValuesField, templateField } from '../common.descriptions';
+
+const properties: INodeProperties[] = [templateField, placeholderValuesField, optionsField];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['template'], operation: ['render'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
+	return {
+		template: { id: template.id, name: template.name, language: template.language, status: template.status },
+		...(rendered.header !== undefined ? { header: rendered.header } : {}),
+		body: rendered.body,
+		buttons: rendered.buttons,
+	};
+}

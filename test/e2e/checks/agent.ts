@@ -1,0 +1,133 @@
+/**
+ * This package's node as a tool of n8n's AI Agent, with a scripted OpenAI-compatible model: the tool
+ * call reaches the sandbox signed, the answer goes back to the model, and every kind of failure reaches
+ * the model as the readable message a user would see, so it can correct itself.
+ */
+import { makeTemplate } from '../../sandbox/seed';
+import type { ExecutionSummary, N8n } from '../lib/n8n';
+import type { ScriptedModel, Scenario } from '../lib/model';
+import { assert, assertEqual, type Check } from '../lib/report';
+import type { Stack } from '../lib/stack';
+import type { Workflow } from '../lib/workflow';
+
+/**
+ * The AI Agent's versions in n8n 2.41: 3.1 (new agents) runs tools as engine requests, 2.2 (still in
+ * many workflows, and the newest in n8n 1.x) calls them through LangChain's agent executor.
+ */
+export const AGENT_VERSIONS = [3.1, 2.2];
+
+const GET_TEMPLATE = 'Get_Template';
+const SEND_TEXT = 'Send_Text';
+const CUSTOMER = '+15550007777';
+const SERVICE_MESSAGE = 'Sender number is not connected to the channel.';
+
+/** What the scripted model does in each scenario; the prompt names the scenario (and the agent's version). */
+const SCENARIOS: Record<string, Scenario> = {
+	template: (results) => (results.length === 0 ? { tool: GET_TEMPLATE, args: { templateId: '1' } } : { answer: `Template: ${results[0]}` }),
+	'unknown-template': (results) =>
+		results.length === 0 ? { tool: GET_TEMPLATE, args: { templateId: '999999' } } : { answer: 'That template does not exist.' },
+	// A model that passed a bad phone reads the error and calls again with a corrected one.
+	'fix-phone': (results) => {
+		if (results.length === 0) return { tool: SEND_TEXT, args: { phone: '12', text: 'Your order has shipped' } };
+		if (results.length === 1 && /Recipient Phone/.test(results[0])) {
+			return { tool: SEND_TEXT, args: { phone: CUSTOMER, text: 'Your order has shipped' } };
+		}
+		return { answer: 'Sent.' };
+	},
+	'service-error': (results) =>
+		results.length === 0 ? { tool: SEND_TEXT, args: { phone: CUSTOMER, text: 'Hello from the agent' } } : { answer: 'Could not send.' },
+};
+
+export const AGENT_SCENARIOS: Record<string, Scenario> = Object.fromEntries(
+	AGENT_VERSIONS.flatMap((version) =>
+		Object.entries(SCENARIOS).map(([name, scenario]) => [`${name}-v${String(version).replace('.', '')}`, scenario]),
+	),
+);
+
+async function ask(n8n: N8n, workflow: Workflow, scenario: string): Promise<{ execution: ExecutionSummary; answer: string }> {
+	const before = (await n8n.executions(workflow.id)).length;
+	const hook = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook');
+	const res = await fetch(`${n8n.baseUrl}/webhook/${String(hook?.parameters.path)}`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ prompt: `scenario: ${scenario}. Please help the customer.` }),
+	});
+	const answer = await res.text();
+	// The first agent run loads LangChain: give it time on a busy machine.
+	const [execution] = await n8n.waitForExecutions(workflow.id, before + 1, 180_000);
+	return { execution, answer };
+}
+
+function assertRanToEnd(execution: ExecutionSummary, answer: string, expected: string): void {
+	const error = execution.data?.resultData.error;
+	assertEqual([execution.status, error?.message], ['success', undefined], `execution ${execution.id}`);
+	assert(answer.includes(expected), `the agent's answer: ${answer}`);
+}
+
+export function agentChecks(stack: Stack, model: ScriptedModel, versions: number[]): Check[] {
+	return versions.flatMap((version) => agentVersionChecks(stack, model, version));
+}
+
+function agentVersionChecks(stack: Stack, model: ScriptedModel, version: number): Check[] {
+	const { n8n, sandbox } = stack;
+	const workflow = () => {
+		const wf = stack.workflows.find((w) => w.name.startsWith(`E2E: AI agent ${version} `));
+		assert(wf, `no agent ${version} workflow`);
+		return wf;
+	};
+	/** Scenario names carry the version, so the model's records of the two agents stay apart. */
+	const run = async (scenario: string) => await ask(n8n, workflow(), `${scenario}-v${String(version).replace('.', '')}`);
+	const results = (scenario: string) => model.toolResults(`${scenario}-v${String(version).replace('.', '')}`);
+	return [
+		{
+			name: `AI agent ${version}: the model’s tool call (template by $fromAI id) reaches the sandbox signed, and the template goes back to the model`,
+			timeoutMs: 240_000,
+			fn: async () => {
+				const mark = await sandbox.mark();
+				const { execution, answer } = await run('template');
+				assertRanToEnd(execution, answer, 'Template:');
+				const requests = (await sandbox.requests(mark)).filter((r) => r.path === '/templates/1');
+				assertEqual(requests.map((r) => [r.method, r.authOk]), [['GET', true]], 'requests the tool made');
+				const [result] = results('template');
+				const { name } = makeTemplate(1); // the sandbox's seed
+				assert(result?.includes('"id":1') && result.includes(name), `tool result the model got (want template 1, "${name}"): ${result}`);
+			},
+		},
+		{
+			name: `AI agent ${version}: an unknown template reaches the model as the service’s 404 message; the run ends normally`,
+			fn: async () => {
+				const { execution, answer } = await run('unknown-template');
+				assertRanToEnd(execution, answer, 'does not exist');
+				const [result] = results('unknown-template');
+				assert(/404/.test(result ?? '') && /Template not found/.test(result ?? ''), `tool result the model got: ${result}`);
+			},
+		},
+		{
+			name: `AI agent ${version}: an invalid phone reaches the model as the field’s error (nothing sent); the model corrects it and the message goes out once`,
+			fn: async () => {
+				const before = (await sandbox.messages()).length;
+				const { execution, answer } = await run('fix-phone');
+				assertRanToEnd(execution, answer, 'Sent.');
+				const got = results('fix-phone');
+				assertEqual(got.length, 2, `tool results the model got (${JSON.stringify(got)})`);
+				assert(/Recipient Phone/.test(got[0]) && !/"message_id"/.test(got[0]), `first tool result: ${got[0]}`);
+				const sent = (await sandbox.messages()).slice(before);
+				assertEqual(sent.map((m) => m.phone), [CUSTOMER], 'messages the sandbox received');
+			},
+		},
+		{
+			name: `AI agent ${version}: a service error on a send reaches the model with the service’s own message; the run ends normally`,
+			fn: async () => {
+				await sandbox.fault({ status: 500, path: '/w/message/text', method: 'POST', body: JSON.stringify({ status: false, message: SERVICE_MESSAGE }), contentType: 'application/json' });
+				try {
+					const { execution, answer } = await run('service-error');
+					assertRanToEnd(execution, answer, 'Could not send.');
+					const [result] = results('service-error');
+					assert(result?.includes(SERVICE_MESSAGE), `tool result the model got: ${result}`);
+				} finally {
+					await sandbox.clearFaults();
+				}
+			},
+		},
+	];
+}

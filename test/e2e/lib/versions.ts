@@ -1,0 +1,81 @@
+/**
+ * Every difference between the n8n versions the suites run against, in one place: which versions, how to
+ * install each on this registry, and what the installed n8n offers (read from its own files, so a version
+ * not tried here still gets the right answer). `N8N_VERSION=… npm run test:e2e` picks one.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** The version the full suites, the demo and the benchmarks use. */
+export const DEFAULT_N8N_VERSION = '2.41.1';
+
+/** The other versions `npm test` smoke-tests: the newest 1.x, and the oldest 2.x. */
+export const SMOKE_N8N_VERSIONS = ['1.123.81', '2.3.6'];
+
+/**
+ * npm `overrides` for the holder package.json. Older n8n-nodes-base (1.x, early 2.x) depends on xlsx as a
+ * CDN tarball URL, which cannot be fetched here (0.18.5 is the registry's newest); linkedom 0.18.15 needs a
+ * package this registry lacks, 0.18.13 works. npm ignores an override for a package a version does not use.
+ */
+export const INSTALL_OVERRIDES: Record<string, string> = { xlsx: '0.18.5', linkedom: '0.18.13' };
+
+/** `a >= b` for plain `major.minor.patch` versions. */
+export function versionAtLeast(a: string, b: string): boolean {
+	const [x, y] = [a, b].map((v) => v.split('.').map(Number));
+	for (let i = 0; i < 3; i++) if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) > (y[i] ?? 0);
+	return true;
+}
+
+/** The version chosen for this run: `N8N_VERSION` or the default. */
+export function selectedN8nVersion(): string {
+	return process.env.N8N_VERSION?.trim() || DEFAULT_N8N_VERSION;
+}
+
+export interface N8nFeatures {
+	/** `n8n publish:workflow` exists (2.x); 1.x activates with `update:workflow --active=true`. */
+	publishCommand: boolean;
+	/** N8N_INSTANCE_OWNER_* create the owner at start; otherwise the owner is set up through POST /rest/owner/setup. */
+	ownerFromEnv: boolean;
+	/** N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV (declarative community packages). */
+	communityPackagesFromEnv: boolean;
+	/** Modules this version knows; naming another in N8N_DISABLED_MODULES stops n8n at start. */
+	modules: string[];
+	/**
+	 * n8n's body parser drops a UTF-8 byte order mark before JSON (`stripBom`, middlewares/body-parser.js).
+	 * Without it (1.123.81) n8n answers such a body 422 "Failed to parse request body" before any node runs.
+	 */
+	jsonBomAccepted: boolean;
+	/**
+	 * The credential Test button shows the credential's own message for a 401 (its test rule). 1.123.81 and
+	 * 2.3.6 show n8n's generic "Authorization failed - please check your credentials" instead (n8n-core's
+	 * error lacks the response the rule is matched against); 2.41.1 the rule's. Versions in between were
+	 * not run: taken as generic.
+	 */
+	credentialTestRuleMessages: boolean;
+	/** The AI Agent node's versions (`@n8n/n8n-nodes-langchain.agent`): 1.123.81 goes up to 3, 2.3.6 and later to 3.1. */
+	agentVersions: number[];
+}
+
+/**
+ * What an installed n8n offers, read from its files. Checked here: 1.123.81, 2.0.3 and 2.3.6 have no
+ * owner or community packages from the environment; 2.41.1 has both.
+ */
+export function n8nFeatures(installDir: string): N8nFeatures {
+	const n8nDist = join(installDir, 'node_modules/n8n/dist');
+	const configDist = join(installDir, 'node_modules/@n8n/config/dist/configs');
+	const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+	const ownerConfig = read(join(configDist, 'instance-settings-loader.config.js'));
+	const modulesFile = read(join(installDir, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'));
+	const { version } = JSON.parse(read(join(installDir, 'node_modules/n8n/package.json')) || '{"version":"0"}') as { version: string };
+	const agentNode = join(installDir, 'node_modules/@n8n/n8n-nodes-langchain/dist/nodes/agents/Agent/Agent.node.js');
+	const modulesList = /MODULE_NAMES = \[([^\]]*)\]/.exec(modulesFile)?.[1] ?? '';
+	return {
+		publishCommand: existsSync(join(n8nDist, 'commands/publish')),
+		ownerFromEnv: ownerConfig.includes('N8N_INSTANCE_OWNER_MANAGED_BY_ENV'),
+		communityPackagesFromEnv: ownerConfig.includes('N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'),
+		modules: [...modulesList.matchAll(/'([^']+)'/g)].map((m) => m[1]),
+		jsonBomAccepted: read(join(n8nDist, 'middlewares/body-parser.js')).includes('stripBom'),
+		credentialTestRuleMessages: versionAtLeast(version, '2.41.1'),
+		agentVersions: [...read(agentNode).matchAll(/^\s*'?(\d+(?:\.\d+)?)'?: new /gm)].map((m) => Number(m[1])),
+	};
+}

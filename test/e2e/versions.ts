@@ -1,0 +1,33 @@
+/**
+ * Version matrix smoke: for every version in versions.ts's SMOKE_N8N_VERSIONS, the e2e suite's smoke checks
+ * (the package loads, one action against the sandbox, genuine and forged deliveries). The full suite runs
+ * on the default version in `npm run test:e2e`. npm run test:versions
+ */
+import { createReporter } from './lib/report';
+import { installCleanupHandlers, stopAll } from './lib/proc';
+import { SMOKE_N8N_VERSIONS } from './lib/versions';
+import { e2eSuite } from './run';
+
+async function main(): Promise<number> {
+	installCleanupHandlers();
+	const report = createReporter();
+	for (const version of SMOKE_N8N_VERSIONS) {
+		const started = Date.now();
+		process.stdout.write(`# n8n ${version} (smoke)\n`);
+		await e2eSuite({ report, n8nVersion: version, smoke: true, prefix: `n8n ${version}: ` });
+		process.stdout.write(`# n8n ${version}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+	}
+	const { passed, failed } = report.totals();
+	process.stdout.write(`${passed} passed, ${failed} failed\n`);
+	return failed > 0 ? 1 : 0;
+}
+
+main().then(
+	(code) => process.exit(code),
+	async (error) => {
+		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+		await stopAll();
+		process.stdout.write('0 passed, 1 failed\n');
+		process.exit(1);
+	},
+);

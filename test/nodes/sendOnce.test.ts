@@ -1,0 +1,127 @@
+/**
+ * Retry never sends twice: a run that fails half-way, retried as n8n's Retry button does or by the
+ * node's Retry On Fail, sends only what did not go out before, and says which items it skipped.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+
+import { defaultRepeatKey, repeatWindowKeys, SKIPPED_RETRY } from '../../nodes/BusinessMessaging/helpers/sendOnce';
+import { runAction, type RunActionOptions } from '../helpers/actionNode';
+import type { RunNodeInputItem } from '../helpers/engine';
+import { startSandbox, type Sandbox } from '../sandbox';
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => {
+	await sandbox.stop();
+});
+beforeEach(() => sandbox.reset());
+
+// Six items, three recipients, two messages each.
+const input: RunNodeInputItem[] = Array.from({ length: 6 }, (_, i) => ({
+	json: { phone: `+491510000000${i % 3}`, text: `message ${i}` },
+}));
+
+const parameters = (options: INodeParameters = {}, text = '={{ $json.text }}'): INodeParameters => ({
+	resource: 'message',
+	operation: 'sendText',
+	phone: '={{ $json.phone }}',
+	text,
+	options,
+});
+
+const send = (options: RunActionOptions & { parameters?: INodeParameters } = {}) =>
+	runAction(sandbox, options.parameters ?? parameters(), { input, ...options });
+
+/** The fourth send fails with a 500, which a message send does not repeat by itself. */
+function failFourthSend() {
+	sandbox.injectFault({ delayMs: 0, count: 3, path: '/w/message/text' });
+	sandbox.injectFault({ status: 500, count: 1, path: '/w/message/text' });
+}
+
+const sentTexts = () => sandbox.messages.map((m) => m.body);
+
+describe.each([
+	['one at a time', { parallelRequests: 1 }],
+	['in parallel', { parallelRequests: 3 }],
+])('n8n’s Retry of a run that failed half-way (%s)', (_mode, options) => {
+	test('sends each message exactly once, and the output names the skipped items', async () => {
+		failFourthSend();
+		const failed = await send({ parameters: parameters(options) });
+		expect(failed.error?.message).toBe('The service answered 500: Internal server error.');
+		const sentBefore = new Set(sentTexts());
+		expect(sentBefore.size).toBeGreaterThan(0);
+		expect(sentBefore.size).toBeLessThan(6);
+
+		const retried = await send({ parameters: parameters(options), retryOf: failed });
+		expect(retried.error).toBeUndefined();
+		expect(sentTexts().sort()).toEqual(input.map((item) => item.json.text).sort());
+		expect(retried.items).toHaveLength(6);
+		retried.items.forEach((item, i) => {
+			const text = String(input[i].json.text);
+			expect(item.pairedItem).toEqual({ item: i });
+			if (sentBefore.has(text)) {
+				expect(item.json).toMatchObject({ skipped: true, skipReason: SKIPPED_RETRY, phone: input[i].json.phone });
+				const earlier = sandbox.messages.find((m) => m.body === text)!;
+				expect(item.json.message_id).toBe(String(earlier.message_id));
+			} else {
+				expect(item.json).toMatchObject({ status: 'sent', phone: input[i].json.phone });
+				expect(item.json.skipped).toBeUndefined();
+			}
+		});
+	});
+});
+
+test('Retry On Fail repeats the node without sending the messages of the earlier try again', async () => {
+	failFourthSend();
+	const result = await send({ parameters: parameters({ parallelRequests: 1 }), retryOnFail: { maxTries: 2 } });
+	expect(result.error).toBeUndefined();
+	expect(sentTexts()).toEqual(input.map((item) => item.json.text));
+	expect(result.items.map((item) => item.json.skipped ?? false)).toEqual([true, true, true, false, false, false]);
+});
+
+test('a retry sends an item whose message was changed in the meantime', async () => {
+	failFourthSend();
+	const failed = await send({ parameters: parameters({ parallelRequests: 1 }) });
+	expect(sentTexts()).toEqual(['message 0', 'message 1', 'message 2']);
+	const retried = await send({
+		parameters: parameters({ parallelRequests: 1 }, '={{ $json.text }} (corrected)'),
+		retryOf: failed,
+	});
+	expect(retried.error).toBeUndefined();
+	expect(sentTexts()).toHaveLength(9);
+	expect(retried.items.every((item) => item.json.skipped === undefined)).toBe(true);
+});
+
+test('a new run (not a retry) sends the same messages again when Skip Repeats Within is off', async () => {
+	await send({ parameters: parameters({ skipRepeatsWithin: 0 }) });
+	await send({ parameters: parameters({ skipRepeatsWithin: 0 }) });
+	expect(sentTexts()).toHaveLength(12);
+});
+
+describe('repeat keys', () => {
+	test('the default key is the recipient and a hash of the message', () => {
+		const key = defaultRepeatKey({ phone: '+4915112345678', content: 'Hello' });
+		expect(key.startsWith('+4915112345678|')).toBe(true);
+		expect(key).not.toBe(defaultRepeatKey({ phone: '+4915112345678', content: 'Hello!' }));
+		expect(key).not.toBe(defaultRepeatKey({ phone: '+4915112345679', content: 'Hello' }));
+		expect(key).toBe(defaultRepeatKey({ phone: '+4915112345678', content: 'Hello' }));
+	});
+
+	test('a repeat within the window is always looked for in the slot it falls in or the one before', () => {
+		const windowMs = 60 * 60_000;
+		for (const firstAt of [0, 1, windowMs - 1, windowMs / 2, 7 * windowMs + 5]) {
+			const first = repeatWindowKeys('order-1', firstAt, windowMs).current;
+			for (const later of [0, 1, windowMs / 3, windowMs - 1]) {
+				const { current, previous } = repeatWindowKeys('order-1', firstAt + later, windowMs);
+				expect([current, previous]).toContain(first);
+			}
+			// Twice the window later, never.
+			const { current, previous } = repeatWindowKeys('order-1', firstAt + 2 * windowMs, windowMs);
+			expect([current, previous]).not.toContain(first);
+		}
+		expect(repeatWindowKeys('order-1', 0, windowMs).current).not.toBe(repeatWindowKeys('order-2', 0, windowMs).current);
+	});
+});

@@ -1,0 +1,187 @@
+/**
+ * Templates filled and checked: Template → Render, Send Text From Template, and the Placeholder Values
+ * fields the editor shows per template.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { placeholdersOf, renderTemplate } from '../../nodes/BusinessMessaging/helpers/templates';
+import { runAction, templatePlaceholderFields } from '../helpers/actionNode';
+import { startSandbox, type Sandbox, type Template } from '../sandbox';
+import { makeTemplate } from '../sandbox/seed';
+
+const template = (components: IDataObject[], status = 'APPROVED'): IDataObject => ({ id: 1, name: 'demo', status, components });
+
+describe('renderTemplate', () => {
+	test('fills repeated and out-of-order placeholders in one pass', () => {
+		const t = template([{ type: 'BODY', text: 'Hi {{2}}, order {{1}} ({{1}}) for {{ 2 }}.' }]);
+		expect(renderTemplate(t, { 'body.1': '#7', 'body.2': 'Ann' }).body).toBe('Hi Ann, order #7 (#7) for Ann.');
+	});
+
+	test('braces next to a placeholder stay as text; a value that looks like a placeholder is not filled again', () => {
+		const t = template([{ type: 'BODY', text: '{{{1}}} {{1}}}} {{{{2}} {x} {{a}}' }]);
+		expect(renderTemplate(t, { 'body.1': '{{2}}', 'body.2': 'B' }).body).toBe('{{{2}}} {{2}}}} {{B {x} {{a}}');
+	});
+
+	test('renders header, body and buttons, each numbered on its own', () => {
+		const t = template([
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
+			{ type: 'BODY', text: 'Dear {{1}}, see {{2}}' },
+			{ type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Track {{1}}' }, { type: 'QUICK_REPLY', text: 'Stop' }] },
+		]);
+		const values = { 'header.1': '42', 'body.1': 'Ann', 'body.2': 'the link', 'button1.1': 'parcel' };
+		expect(renderTemplate(t, values)).toEqual({
+			header: 'Order 42',
+			body: 'Dear Ann, see the link',
+			buttons: [
+				{ type: 'QUICK_REPLY', text: 'Track parcel' },
+				{ type: 'QUICK_REPLY', text: 'Stop' },
+			],
+		});
+		expect(placeholdersOf(t).map((p) => p.label)).toEqual(['Header {{1}}', 'Body {{1}}', 'Body {{2}}', 'Button 1 {{1}}']);
+	});
+
+	test.each(['PENDING', 'REJECTED', undefined])('refuses a template that is %s', (status) => {
+		const t = { ...template([{ type: 'BODY', text: 'Hi' }]), status };
+		expect(() => renderTemplate(t, {})).toThrow(/only APPROVED templates can be sent/);
+	});
+
+	test('refuses missing and empty values, naming each placeholder', () => {
+		const t = template([{ type: 'BODY', text: '{{1}} {{2}} {{3}}' }]);
+		expect(() => renderTemplate(t, { 'body.1': 'a', 'body.3': '  ' })).toThrow(
+			'Placeholder values: no value for Body {{2}}, Body {{3}} of template "demo"',
+		);
+	});
+
+	test('refuses a value for a placeholder the template does not have', () => {
+		const t = template([{ type: 'BODY', text: '{{1}}' }]);
+		expect(() => renderTemplate(t, { 'body.1': 'a', 'body.5': 'b' })).toThrow('template "demo" has no placeholder body {{5}}');
+	});
+});
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+	sandbox = await startSandbox();
+});
+afterAll(async () => {
+	await sandbox.stop();
+});
+beforeEach(() => sandbox.reset());
+
+/** The first seeded template with this status and at least this many body placeholders. */
+function seeded(status: Template['status'], minPlaceholders: number): Template {
+	for (let id = 1; id < 250; id++) {
+		const t = makeTemplate(id);
+		const body = t.components.find((c) => c.type === 'BODY')?.text ?? '';
+		if (t.status === status && (body.match(/\{\{\d+\}\}/g) ?? []).length >= minPlaceholders) return t;
+	}
+	throw new Error('no such template in the seed');
+}
+
+/** The body as the service would show it: each {{n}} replaced by the n-th value (split and join, not the node's code). */
+function expectedBody(t: Template, values: string[]): string {
+	let text = t.components.find((c) => c.type === 'BODY')!.text!;
+	values.forEach((value, i) => (text = text.split(`{{${i + 1}}}`).join(value)));
+	return text;
+}
+
+const locator = (id: number) => ({ __rl: true, mode: 'id', value: String(id) });
+const mapping = (value: IDataObject) => ({ mappingMode: 'defineBelow', value });
+
+test('the panel shows one required field per placeholder, per component, for the chosen template', async () => {
+	const t = seeded('APPROVED', 2);
+	const { fields } = await templatePlaceholderFields(sandbox, String(t.id));
+	const count = (t.components.find((c) => c.type === 'BODY')!.text!.match(/\{\{\d+\}\}/g) ?? []).length;
+	expect(fields.filter((f) => f.id.startsWith('body.')).map((f) => [f.id, f.displayName, f.required])).toEqual(
+		Array.from({ length: count }, (_, i) => [`body.${i + 1}`, `Body {{${i + 1}}}`, true]),
+	);
+});
+
+test('the panel says why there are no fields for a template that is not approved', async () => {
+	const t = seeded('PENDING', 0);
+	const result = await templatePlaceholderFields(sandbox, String(t.id));
+	expect(result.fields).toEqual([]);
+	expect(result.emptyFieldsNotice).toContain('PENDING');
+});
+
+test('Template → Render outputs the rendered header, body and buttons', async () => {
+	const t = seeded('APPROVED', 2);
+	const values = ['Ann', '#1042', 'Friday'].slice(0, (t.components[1].text!.match(/\{\{\d+\}\}/g) ?? []).length);
+	const placeholderValues = Object.fromEntries(values.map((v, i) => [`body.${i + 1}`, v]));
+	const result = await runAction(sandbox, {
+		resource: 'template',
+		operation: 'render',
+		templateId: locator(t.id),
+		placeholderValues: mapping(placeholderValues),
+	} as INodeParameters);
+	expect(result.error).toBeUndefined();
+	const out = result.items[0].json;
+	expect(out.body).toBe(expectedBody(t, values));
+	expect(out.template).toEqual({ id: t.id, name: t.name, language: t.language, status: 'APPROVED' });
+	expect(out.buttons).toEqual(t.components.find((c) => c.type === 'BUTTONS')?.buttons ?? []);
+	expect(sandbox.messages).toHaveLength(0);
+});
+
+test('Template → Render refuses a pending template and a missing value, naming it', async () => {
+	const pending = seeded('PENDING', 1);
+	const refused = await runAction(sandbox, {
+		resource: 'template',
+		operation: 'render',
+		templateId: locator(pending.id),
+		placeholderValues: mapping({ 'body.1': 'x', 'body.2': 'y', 'body.3': 'z' }),
+	} as INodeParameters);
+	expect(refused.error?.message).toContain(`"${pending.name}" is PENDING`);
+
+	const t = seeded('APPROVED', 2);
+	const missing = await runAction(sandbox, {
+		resource: 'template',
+		operation: 'render',
+		templateId: locator(t.id),
+		placeholderValues: mapping({ 'body.1': 'Ann' }),
+	} as INodeParameters);
+	expect(missing.error?.message).toContain('no value for Body {{2}}');
+});
+
+test('Send Text From Template sends the rendered body, per item, reading the template once', async () => {
+	const t = seeded('APPROVED', 3);
+	const result = await runAction(
+		sandbox,
+		{
+			resource: 'message',
+			operation: 'sendText',
+			phone: '={{ $json.phone }}',
+			textSource: 'template',
+			templateId: locator(t.id),
+			placeholderValues: mapping({ 'body.1': '={{ $json.name }}', 'body.2': '={{ $json.order }}', 'body.3': 'Friday' }),
+		} as INodeParameters,
+		{
+			input: [
+				{ json: { phone: '+4915100000001', name: 'Ann', order: '#1' } },
+				{ json: { phone: '+4915100000002', name: 'Bo', order: '#2' } },
+			],
+		},
+	);
+	expect(result.error).toBeUndefined();
+	expect(sandbox.messages.map((m) => m.body)).toEqual([
+		expectedBody(t, ['Ann', '#1', 'Friday']),
+		expectedBody(t, ['Bo', '#2', 'Friday']),
+	]);
+	expect(result.items[0].json.template).toEqual({ id: t.id, name: t.name });
+	expect(sandbox.requests.filter((r) => r.path === `/templates/${t.id}`)).toHaveLength(1);
+});
+
+test('Send Text From Template refuses an extra value before sending anything', async () => {
+	const t = seeded('APPROVED', 1);
+	const count = (t.components[1].text!.match(/\{\{\d+\}\}/g) ?? []).length;
+	const values = Object.fromEntries(Array.from({ length: count + 1 }, (_, i) => [`body.${i + 1}`, 'v']));
+	const result = await runAction(sandbox, {
+		resource: 'message',
+		operation: 'sendText',
+		phone: '+4915100000001',
+		textSource: 'template',
+		templateId: locator(t.id),
+		placeholderValues: mapping(values),
+	} as INodeParameters);
+	expect(result.error?.message).toContain(`has no placeholder body {{${count + 1}}}`);
+	expect(sandbox.messages).toHaveLength(0);
+});
