@@ -1,8 +1,10 @@
 /**
- * Benchmarks: npm run bench [-- sending receiving media listing signing]   (default: all five)
+ * Benchmarks: npm run bench [-- sending receiving media listing signing queue]   (default: the first five;
+ * `queue` runs only when named: it starts its own queue-mode deployment)
  * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
- * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated); BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels); BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { machineLines } from './lib/machine';
 import { findN8nMain, findTaskRunner } from './lib/procfs';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
+import { benchQueue } from './queue';
 import { benchReceivingUnder, benchVerification, ENGINE_SETTINGS, receivingWorkflows } from './receiving';
 import { isolateCounterEnv } from './lib/isolates';
 import { restartN8n } from './lib/restart';
@@ -24,7 +27,9 @@ import { benchSending, sendingWorkflows } from './sending';
 import { benchSigning } from './signing';
 
 const ALL = ['sending', 'receiving', 'media', 'listing', 'signing'] as const;
-type Section = (typeof ALL)[number];
+/** Run only when named. */
+const ON_REQUEST = ['queue'] as const;
+type Section = (typeof ALL)[number] | (typeof ON_REQUEST)[number];
 
 const OWNER = { email: 'owner@bench.example.com', password: 'Bench-owner-Passw0rd!', firstName: 'Bench', lastName: 'Owner' };
 
@@ -36,7 +41,8 @@ const num = (name: string, fallback: number) => {
 async function main(): Promise<number> {
 	const started = Date.now();
 	const args = process.argv.slice(2);
-	for (const a of args) if (!(ALL as readonly string[]).includes(a)) throw new Error(`unknown benchmark "${a}" (known: ${ALL.join(', ')})`);
+	const known: readonly string[] = [...ALL, ...ON_REQUEST];
+	for (const a of args) if (!known.includes(a)) throw new Error(`unknown benchmark "${a}" (known: ${known.join(', ')})`);
 	const sections = new Set<Section>(args.length ? (args as Section[]) : ALL);
 	const rounds = num('BENCH_ROUNDS', 3);
 	const items = num('BENCH_ITEMS', 2000);
@@ -63,7 +69,7 @@ async function main(): Promise<number> {
 	let failed = false;
 	const tables: Record<string, string> = {};
 	try {
-		const needsN8n = [...sections].some((s) => s !== 'signing');
+		const needsN8n = [...sections].some((s) => s !== 'signing' && s !== 'queue');
 		if (needsN8n) {
 			const listing = sections.has('listing') ? await startListingSandboxes(dir, templateSizes) : undefined;
 			if (listing) stops.push(listing.stop);
@@ -133,6 +139,17 @@ async function main(): Promise<number> {
 				tables['2d'] = benchVerification(stack.sandbox.credentials.webhookSecret, '2d');
 			}
 		}
+		if (sections.has('queue')) {
+			// Its own deployment (PostgreSQL, Redis, four n8n processes), once the single n8n above is stopped.
+			for (const stop of stops.reverse()) await stop();
+			stops.length = 0;
+			try {
+				tables['6'] = await benchQueue(dir, log, num('BENCH_QUEUE_EVENTS', 1000));
+			} catch (error) {
+				failed = true;
+				tables['6'] = `6. Queue mode: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+			}
+		}
 		// Last, with n8n stopped: the signing figures are in-process and want a quiet machine.
 		for (const stop of stops.reverse()) await stop();
 		stops.length = 0;
@@ -144,7 +161,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2a', '2b', '2c', '2d', '3', '4', '5']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();

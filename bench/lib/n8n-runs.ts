@@ -78,33 +78,43 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 }
 
 /**
- * Executions of a workflow created after execution `afterId` (ids count up), once none of them is still
- * running: how many, and when the last one stopped (ms since the epoch).
+ * The executions of a workflow created after execution `afterId` (ids count up), once at least `atLeast`
+ * exist and none of them is still running; with their data when asked.
  */
-export async function executionsAfter(n8n: N8n, workflowId: string, afterId: number, timeoutMs = 120_000): Promise<{ count: number; lastStoppedAt: number }> {
+export async function finishedExecutionsAfter(
+	n8n: N8n,
+	workflowId: string,
+	afterId: number,
+	options: { includeData?: boolean; atLeast?: number; timeoutMs?: number } = {},
+): Promise<Execution[]> {
+	const { includeData = false, atLeast = 0, timeoutMs = 120_000 } = options;
 	return await waitFor(
 		`the executions of workflow ${workflowId} to finish`,
 		async () => {
-			let count = 0;
-			let lastStoppedAt = 0;
+			const out: Execution[] = [];
 			let cursor: string | undefined;
 			for (;;) {
-				const res = await n8n.api<{ data: Array<{ id: string; status: string; stoppedAt?: string | null }>; nextCursor?: string | null }>(
+				const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
 					'GET',
-					`/executions?workflowId=${workflowId}&limit=250${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+					`/executions?workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
 				);
 				if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
 				const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
 				if (fresh.some((e) => ['running', 'new', 'waiting'].includes(e.status) || !e.stoppedAt)) return undefined;
-				count += fresh.length;
-				for (const e of fresh) lastStoppedAt = Math.max(lastStoppedAt, Date.parse(e.stoppedAt ?? '') || 0);
-				if (fresh.length < res.body.data.length || !res.body.nextCursor) return { count, lastStoppedAt };
+				out.push(...fresh);
+				if (fresh.length < res.body.data.length || !res.body.nextCursor) return out.length >= atLeast ? out : undefined;
 				cursor = res.body.nextCursor;
 			}
 		},
 		timeoutMs,
 		500,
 	);
+}
+
+/** How many executions of a workflow came after `afterId`, once all finished, and when the last one stopped (ms since the epoch). */
+export async function executionsAfter(n8n: N8n, workflowId: string, afterId: number, timeoutMs = 120_000): Promise<{ count: number; lastStoppedAt: number }> {
+	const list = await finishedExecutionsAfter(n8n, workflowId, afterId, { timeoutMs });
+	return { count: list.length, lastStoppedAt: Math.max(0, ...list.map((e) => Date.parse(e.stoppedAt ?? '') || 0)) };
 }
 
 /** Output items of a node in an execution. */

@@ -18,11 +18,11 @@ async function settledExecutions(n8n: N8n, workflowId: string): Promise<Executio
 }
 
 /** Waits for `expected` executions, then a little longer to see that no more arrive. */
-async function expectExecutionCount(n8n: N8n, workflowId: string, expected: number, quietMs = 1500): Promise<ExecutionSummary[]> {
+export async function expectExecutionCount(n8n: N8n, workflowId: string, expected: number, quietMs = 1500, timeoutMs = 30_000): Promise<ExecutionSummary[]> {
 	await waitFor(
 		`${expected} trigger executions`,
 		async () => ((await settledExecutions(n8n, workflowId)).length >= expected ? true : undefined),
-		30_000,
+		timeoutMs,
 		300,
 	);
 	await sleep(quietMs);

@@ -63,7 +63,12 @@ export interface N8nOptions {
 	/** Folder the file nodes may read from and write to. */
 	filesDir?: string;
 	env?: Record<string, string>;
+	/** Names the log file (`<home>/<name>.log`) when several processes share one user folder. */
+	name?: string;
 }
+
+/** The n8n process to run: the main process, a webhook process or a worker (queue mode). */
+export type N8nCommand = 'start' | 'webhook' | 'worker';
 
 export interface ExecutionSummary {
 	id: string;
@@ -102,6 +107,7 @@ export class N8n {
 	private cookie = '';
 	private apiKey = '';
 	private extraEnv: Record<string, string>;
+	private readonly name: string;
 
 	constructor(options: N8nOptions) {
 		this.installDir = options.installDir;
@@ -111,6 +117,7 @@ export class N8n {
 		this.encryptionKey = options.encryptionKey ?? randomBytes(24).toString('hex');
 		this.filesDir = options.filesDir ?? join(options.home, 'files');
 		this.extraEnv = options.env ?? {};
+		this.name = options.name ?? 'n8n';
 		mkdirSync(join(this.home, '.n8n/nodes'), { recursive: true });
 		mkdirSync(this.filesDir, { recursive: true });
 	}
@@ -132,7 +139,7 @@ export class N8n {
 	}
 
 	get logFile(): string {
-		return join(this.home, 'n8n.log');
+		return join(this.home, `${this.name}.log`);
 	}
 
 	/** Changes environment variables for the next start (as an operator edits a deployment). */
@@ -270,14 +277,27 @@ export class N8n {
 		return { code, output: stdout + stderr, json };
 	}
 
-	/** Starts `n8n start` on 127.0.0.1 and waits for readiness. */
-	async start(options: { readyTimeoutMs?: number } = {}): Promise<void> {
+	/**
+	 * Starts `n8n start` (or `n8n webhook` / `n8n worker`) on 127.0.0.1 and waits for readiness. A worker
+	 * answers /healthz/readiness on its health-check server, which then listens on `port`.
+	 */
+	async start(options: { readyTimeoutMs?: number; command?: N8nCommand } = {}): Promise<void> {
 		if (!this.port) this.port = await freePort();
 		const brokerPort = await freePort();
-		this.server = startProcess(this.node, [join(this.installDir, 'node_modules/n8n/bin/n8n'), 'start'], {
+		const command = options.command ?? 'start';
+		const portEnv: Record<string, string> =
+			command === 'worker'
+				? {
+						QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+						QUEUE_HEALTH_CHECK_PORT: String(this.port),
+						N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+						N8N_PORT: String(await freePort()),
+					}
+				: { N8N_PORT: String(this.port) };
+		this.server = startProcess(this.node, [join(this.installDir, 'node_modules/n8n/bin/n8n'), command], {
 			cwd: this.home,
 			env: this.env({
-				N8N_PORT: String(this.port),
+				...portEnv,
 				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
 				WEBHOOK_URL: `${this.baseUrl}/`,
 				N8N_EDITOR_BASE_URL: `${this.baseUrl}/`,
@@ -285,12 +305,12 @@ export class N8n {
 			logFile: this.logFile,
 		});
 		const exitedEarly = this.server.exited.then((code) => {
-			throw new Error(`n8n exited with ${code} before it was ready; see ${this.logFile}\n${this.server?.output().slice(-3000)}`);
+			throw new Error(`n8n ${command} exited with ${code} before it was ready; see ${this.logFile}\n${this.server?.output().slice(-3000)}`);
 		});
 		await Promise.race([
 			exitedEarly,
 			waitFor(
-				'n8n /healthz/readiness',
+				`n8n ${command} /healthz/readiness`,
 				async () => {
 					const res = await fetch(`${this.baseUrl}/healthz/readiness`);
 					const body = (await res.json().catch(() => ({}))) as { status?: string };
@@ -311,6 +331,16 @@ export class N8n {
 	async stop(): Promise<void> {
 		await this.server?.stop();
 		this.server = undefined;
+	}
+
+	/** The running process's id (for a signal of one's own, e.g. SIGTERM mid-load). */
+	get pid(): number | undefined {
+		return this.server?.child.pid;
+	}
+
+	/** Resolves with the exit code once the running process has exited. */
+	get exited(): Promise<number | null> | undefined {
+		return this.server?.exited;
 	}
 
 	/** Logs in as the owner (cookie for /rest); sets the owner up first where n8n cannot take it from the environment. */

@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildAndPack, installN8n, N8n, n8nId, type Owner } from './n8n';
+import { buildAndPack, installN8n, N8n, type N8nCommand, n8nId, type Owner } from './n8n';
 import { freePort, waitFor, withProgress } from './proc';
 import { SandboxProcess } from './sandbox';
 import type { Workflow } from './workflow';
@@ -39,10 +39,16 @@ export interface StackOptions {
 	/** Workflows (ids) to activate through the public API once the server runs. */
 	activate?: (workflows: Workflow[]) => string[];
 	log?: (line: string) => void;
+	/** Extra environment for every n8n process and CLI command (e.g. the database and Redis of queue mode). */
+	env?: Record<string, string>;
+	/** More n8n processes on the same user folder, started once the main process is ready (queue mode). */
+	processes?: Array<{ name: string; command: N8nCommand }>;
 }
 
 export interface Stack {
 	n8n: N8n;
+	/** The processes asked for in `options.processes`, in that order. */
+	processes: N8n[];
 	sandbox: SandboxProcess;
 	credential: CredentialRef;
 	credentialData: Record<string, unknown>;
@@ -81,13 +87,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 	lap('build and pack');
 
 	const sandbox = new SandboxProcess(join(options.dir, 'sandbox.log'), options.timeScale);
-	const n8n = new N8n({
-		installDir,
-		home: join(options.dir, 'n8n'),
-		owner: options.owner,
-		port: options.n8nPort ?? (await freePort()),
-	});
+	const home = join(options.dir, 'n8n');
+	const n8n = new N8n({ installDir, home, owner: options.owner, port: options.n8nPort ?? (await freePort()), env: options.env });
+	const processes = (options.processes ?? []).map(
+		(p) => new N8n({ installDir, home, owner: options.owner, encryptionKey: n8n.encryptionKey, env: options.env, name: p.name }),
+	);
 	const stop = async () => {
+		await Promise.all(processes.map((p) => p.stop()));
 		await n8n.stop();
 		await sandbox.stop();
 	};
@@ -118,12 +124,16 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		lap('publish');
 		await withProgress('waiting for n8n to start', () => n8n.start(), log);
 		lap('n8n start');
+		if (processes.length) {
+			await Promise.all(processes.map((p, i) => p.start({ command: options.processes![i].command })));
+			lap(`n8n ${options.processes!.map((p) => p.name).join(', ')} start`);
+		}
 		await n8n.login();
 		await n8n.createApiKey();
 		lap('login and API key');
 		for (const id of options.activate?.(workflows) ?? []) await n8n.activate(id);
 		if (options.activate) lap('activate');
-		return { n8n, sandbox, credential, credentialData, workflows, tarball, timings, stop };
+		return { n8n, processes, sandbox, credential, credentialData, workflows, tarball, timings, stop };
 	} catch (error) {
 		await stop();
 		throw error;

@@ -1,0 +1,258 @@
+/**
+ * Queue-mode suite: this package in n8n 2.41.1's queue mode — PostgreSQL, Redis, the main process, two
+ * `n8n webhook` processes and one `n8n worker`, all on one user folder holding the packed package — against
+ * the sandbox. npm run test:queue  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex
+ * runs some checks.)
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type ExecutionSummary, type N8n, nodeOutput } from '../e2e/lib/n8n';
+import { installCleanupHandlers, stopAll, waitFor } from '../e2e/lib/proc';
+import { startQueueStack, type QueueStack } from '../e2e/lib/queue-stack';
+import { assert, assertEqual, type Check, createReporter } from '../e2e/lib/report';
+import { waitForWebhook } from '../e2e/lib/stack';
+import type { Workflow } from '../e2e/lib/workflow';
+import { webhookIdFor } from '../e2e/lib/workflow';
+import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../e2e/lib/workflows';
+import { expectExecutionCount, signWebhookBody } from '../e2e/checks/trigger';
+import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
+import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
+
+const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
+const REPLY_HOOK = webhookIdFor('queue-reply');
+const DEDUP_HOOK = webhookIdFor('queue-dedup');
+/** Copies of one event sent at the same moment: half with one signature, half each signed afresh. */
+const COPIES = { identical: 4, fresh: 4 };
+const DEDUP_EVENTS = 4;
+
+/** Waits for `count` finished executions, then a little longer to see that no more come (the worker may be busy). */
+const expectExecutions = (n8n: N8n, workflowId: string, count: number, quietMs = 2000) => expectExecutionCount(n8n, workflowId, count, quietMs, 120_000);
+
+function log(p: N8n): string {
+	return existsSync(p.logFile) ? readFileSync(p.logFile, 'utf8') : '';
+}
+
+/** Every execution was enqueued by a webhook process and run by the worker, none by the main process. */
+function assertRanOnWorker(stack: QueueStack, ids: string[]): void {
+	const worker = log(stack.worker);
+	const enqueued = stack.webhooks.map(log).join('\n');
+	const main = log(stack.n8n);
+	for (const id of ids) {
+		assert(new RegExp(`Worker started execution ${id} \\(job`).test(worker), `the worker's log does not show execution ${id}`);
+		assert(new RegExp(`Enqueued execution ${id} \\(job`).test(enqueued), `no webhook process enqueued execution ${id}`);
+		assert(!new RegExp(`started execution ${id}\\b`, 'i').test(main), `the main process ran execution ${id}`);
+	}
+}
+
+async function main(): Promise<number> {
+	const started = Date.now();
+	const dir = mkdtempSync(join(tmpdir(), 'bm-queue-'));
+	const report = createReporter();
+	let stack: QueueStack | undefined;
+	installCleanupHandlers(() => {
+		process.stdout.write(`# interrupted; logs in ${dir}\n`);
+	});
+	const setUp = 'set-up: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker (queue mode), the package in the shared user folder, the sandbox';
+	try {
+		stack = await startQueueStack({
+			dir,
+			owner: OWNER,
+			log: (line) => process.stdout.write(`# ${line}\n`),
+			workflows: ({ credential }) => [
+				textWorkflow(credential),
+				orderWorkflow(credential),
+				replyWorkflow(credential, { id: 'queueReply', name: 'Queue: trigger, reply to incoming messages', webhookId: REPLY_HOOK }),
+				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
+			],
+			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
+			activate: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
+		});
+	} catch (error) {
+		report.result(setUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+		return await finish(report, dir, started, stack);
+	}
+	report.result(setUp, true);
+	const s = stack;
+	const { n8n, sandbox } = s;
+	const secret = sandbox.credentials.webhookSecret;
+	const byName = (prefix: string): Workflow => s.workflows.find((w) => w.name.startsWith(prefix))!;
+	const urlsOf = (webhookId: string) => s.webhooks.map((w) => `${w.baseUrl}${triggerProductionPath(webhookId)}`);
+	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK)]) await waitForWebhook(url, 60_000);
+
+	const checks: Check[] = [
+		{
+			name: 'every process loaded the package from the shared user folder: the main process lists both node types and the credential; no process logged a load error',
+			fn: async () => {
+				const nodes = await n8n.getAsOwner<Array<{ name: string }>>('/types/nodes.json');
+				const names = new Set(nodes.body.map((n) => n.name));
+				for (const type of [ACTION_TYPE, TRIGGER_TYPE]) assert(names.has(type), `node type ${type} is not loaded`);
+				const creds = await n8n.getAsOwner<Array<{ name: string }>>('/types/credentials.json');
+				assert(creds.body.some((c) => c.name === CREDENTIAL_TYPE), `credential type ${CREDENTIAL_TYPE} is not loaded`);
+				for (const p of [n8n, ...s.processes]) {
+					const bad = /Unrecognized node type|Failed to load (the )?(custom |community )?package|n8n-nodes-business-messaging[^\n]*error/i.exec(log(p));
+					assert(!bad, `${p.logFile}: ${bad?.[0]}`);
+				}
+			},
+		},
+		{
+			name: 'action workflows started on each webhook process run on the worker; the sandbox got correctly signed requests (send text, order update and list)',
+			fn: async () => {
+				const since = await sandbox.mark();
+				const messagesBefore = (await sandbox.messages()).length;
+				const runs = [
+					{ workflow: byName('E2E: send text'), via: s.webhooks[0] },
+					{ workflow: byName('E2E: orders'), via: s.webhooks[1] },
+				];
+				const ids: string[] = [];
+				for (const { workflow, via } of runs) {
+					const path = String(workflow.nodes[0].parameters.path);
+					// Each process learns of the activation on its own: until then it answers 404 (and runs nothing).
+					const res = await waitFor(
+						`${workflow.name} via ${via.baseUrl}`,
+						async () => {
+							const r = await fetch(`${via.baseUrl}/webhook/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+							return r.status === 404 ? undefined : r;
+						},
+						60_000,
+						500,
+					);
+					assertEqual(res.status, 200, `${workflow.name} via ${via.baseUrl}: ${await res.text()}`);
+					const [execution] = await expectExecutions(n8n, workflow.id, 1, 0);
+					assertEqual(execution.status, 'success', `${workflow.name}: ${JSON.stringify(execution.data?.resultData.error ?? null)}`);
+					ids.push(execution.id);
+				}
+				const requests = await sandbox.requests(since);
+				assertEqual(
+					requests.map((r) => `${r.method} ${r.path}`).sort(),
+					['GET /orders', 'POST /w/message/text', 'PUT /orders/1'].sort(),
+					'requests the sandbox recorded',
+				);
+				const unsigned = requests.filter((r) => !r.authOk);
+				assertEqual(unsigned.map((r) => `${r.method} ${r.path}`), [], 'requests failing the signature check');
+				const [message] = (await sandbox.messages()).slice(messagesBefore);
+				assertEqual([message?.phone, message?.body], ['+15551234567', 'Hello from the e2e suite – ünïcödé ✓'], 'the message the service got');
+				assertEqual((await sandbox.order(1)).status, 'accepted', 'order 1 status at the service');
+				assertRanOnWorker(s, ids);
+			},
+		},
+		{
+			name: 'trigger: signed events delivered by the sandbox alternately to both webhook processes start exactly one run each, on the worker; the message gets a signed reply',
+			fn: async () => {
+				const workflow = byName('Queue: trigger, reply');
+				const since = await sandbox.mark();
+				const messagesBefore = (await sandbox.messages()).length;
+				const events = [
+					{ event: 'message.received', data: { message_id: 'wamid.queue.1', conversation_id: 9101, from: '+15550009101', to: '+15559990000', type: 'text', body: 'Queue hello', timestamp: new Date().toISOString() } },
+					{ event: 'order.status.updated', data: { order_id: 3, old_status: 'shipped', new_status: 'delivered', updated_at: new Date().toISOString() } },
+					{ event: 'contact.created', data: { contact_id: 9102, name: 'Queue Contact' } },
+					{ event: 'conversation.created', data: { conversation_id: 9103, contact_id: 4, phone_number: '+15550009103', created_at: new Date().toISOString() } },
+				];
+				const urls = urlsOf(REPLY_HOOK);
+				for (const [i, e] of events.entries()) {
+					const id = await sandbox.deliver({ ...e, url: urls[i % 2] });
+					const d = await sandbox.settled(id, 60_000);
+					assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['delivered', 1, 200], `delivery of ${e.event} to ${urls[i % 2]}`);
+				}
+				const list = (await expectExecutions(n8n, workflow.id, events.length)).reverse();
+				for (const [i, e] of events.entries()) {
+					const [json] = nodeOutput(list[i], TRIGGER_NODE);
+					assertEqual([json?.event, json?.data], [e.event, e.data], `execution ${list[i].id}`);
+					assertEqual(list[i].status, 'success', `execution ${list[i].id} status`);
+				}
+				assertRanOnWorker(s, list.map((e) => e.id));
+				const replies = (await sandbox.messages()).slice(messagesBefore);
+				assertEqual(replies.map((m) => m.phone), ['+15550009101'], 'replies sent');
+				const unsigned = (await sandbox.requests(since)).filter((r) => !r.authOk);
+				assertEqual(unsigned.length, 0, 'requests failing the signature check');
+			},
+		},
+		{
+			name: 'trigger: forged (wrong secret) and tampered deliveries to either webhook process get 401 and start nothing',
+			fn: async () => {
+				const workflow = byName('Queue: trigger, reply');
+				const before = (await n8n.executions(workflow.id, 250)).length;
+				for (const url of urlsOf(REPLY_HOOK)) {
+					const id = await sandbox.deliver({ event: 'order.created', url, signWith: 'not-the-webhook-secret' });
+					const d = await sandbox.settled(id, 60_000);
+					assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['rejected', 1, 401], `forged delivery to ${url}`);
+					const body = messageEvent(`tampered-${url}`);
+					const ts = nowSeconds();
+					const tampered = await deliver(secret, { url, body: body.replace('Queue mode', 'Queue MODE'), timestamp: ts, signature: signWebhookBody(secret, ts, body) });
+					assertEqual(tampered.status, 401, `tampered body to ${url}`);
+				}
+				await expectExecutions(n8n, workflow.id, before, 3000);
+			},
+		},
+		{
+			name: `duplicate safety (examples/queue-mode-deduplication.json): ${COPIES.identical + COPIES.fresh} copies of each of ${DEDUP_EVENTS} events sent at the same moment to both webhook processes (identical and fresh signatures) get 200, and exactly one run per event passes the Redis guard; later retries pass none`,
+			timeoutMs: 240_000,
+			fn: async () => {
+				const workflow = byName('Business Messaging: one run per event');
+				const urls = urlsOf(DEDUP_HOOK);
+				const messagesBefore = (await sandbox.messages()).length;
+				const bodies = Array.from({ length: DEDUP_EVENTS }, (_, i) => messageEvent(`dedup-${i}-${Date.now()}`, `+1555000${2000 + i}`));
+				const copies = bodies.flatMap((body) => copiesOf(body, urls, COPIES.identical, COPIES.fresh));
+				const answers = await deliverTogether(secret, copies);
+				const notOk = answers.map((a, i) => [i, a.status, a.error ?? a.body.slice(0, 100)]).filter(([, status]) => status !== 200);
+				assertEqual(notOk, [], 'copies not answered 200');
+				const perCopy = copies.length;
+				let list = await expectExecutions(n8n, workflow.id, perCopy);
+				// The sender of each run that got past the guard ("Event" puts the trigger's item back).
+				const passed = (l: ExecutionSummary[]) =>
+					l.flatMap((e) => nodeOutput(e, FIRST_DELIVERY_NODE)).map((item) => (item.data as { from?: string } | undefined)?.from);
+				const phones = bodies.map((b) => (JSON.parse(b) as { data: { from: string } }).data.from);
+				assertEqual(passed(list).sort(), [...phones].sort(), 'events that passed the guard (one entry per run)');
+				assert(list.every((e) => e.status === 'success'), `failed runs: ${list.filter((e) => e.status !== 'success').map((e) => e.id).join(', ')}`);
+				assertRanOnWorker(s, list.map((e) => e.id));
+				const replies = (await sandbox.messages()).slice(messagesBefore);
+				assertEqual(replies.map((m) => m.phone).sort(), [...phones].sort(), 'replies the service got (one per event)');
+				// The service's later retries: the same bodies, fresh signatures, to either process.
+				const retries = bodies.map((body, i) => ({ url: urls[(i + 1) % 2], body, timestamp: nowSeconds() }));
+				const retryAnswers = await deliverTogether(secret, retries);
+				assertEqual(retryAnswers.map((a) => a.status), retries.map(() => 200), 'retries answered');
+				list = await expectExecutions(n8n, workflow.id, perCopy + retries.length);
+				assertEqual(passed(list).length, DEDUP_EVENTS, 'runs past the guard after the retries');
+				assertEqual((await sandbox.messages()).length - messagesBefore, DEDUP_EVENTS, 'replies after the retries');
+			},
+		},
+		{
+			name: 'no secret appears in any process’s log or in any execution’s data',
+			fn: async () => {
+				const secrets = [sandbox.credentials.clientSecret, sandbox.credentials.webhookSecret];
+				const all = await n8n.api<{ data: unknown[] }>('GET', '/executions?includeData=true&limit=250');
+				const haystacks: Array<[string, string]> = [[ 'executions', JSON.stringify(all.body) ], ...[n8n, ...s.processes].map((p): [string, string] => [p.logFile, log(p)])];
+				for (const [where, text] of haystacks) for (const secret of secrets) assert(!text.includes(secret), `a secret appears in ${where}`);
+			},
+		},
+	];
+	for (const check of checks) await report.run(check);
+	return await finish(report, dir, started, stack);
+}
+
+async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, stack?: QueueStack): Promise<number> {
+	await stack?.stop();
+	await stopAll();
+	const { passed, failed } = report.totals();
+	if (stack) {
+		process.stdout.write(
+			`# timings (s): ${Object.entries(stack.timings)
+				.map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
+				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
+		);
+	}
+	if (failed > 0 || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
+	else rmSync(dir, { recursive: true, force: true });
+	process.stdout.write(`${passed} passed, ${failed} failed\n`);
+	return failed > 0 ? 1 : 0;
+}
+
+main().then(
+	(code) => process.exit(code),
+	async (error) => {
+		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+		await stopAll();
+		process.stdout.write('0 passed, 1 failed\n');
+		process.exit(1);
+	},
+);
