@@ -35,11 +35,14 @@ export function relativeLinkTargets(markdown: string): string[] {
 export function packageChecks(tarball: string, unpackedDir: string): Check[] {
 	return [
 		{
-			name: 'the published tarball holds only what n8n loads: compiled nodes and credential (no tests, sources, maps or stale files), their icons and codex files, README, LICENSE',
+			name: 'the published tarball holds only what n8n loads: compiled nodes and credential (no tests, sources, maps or stale files), their icons and codex files, README, LICENSE, the example workflows',
 			fn: async () => {
 				const files = await tarballFiles(tarball);
-				const outside = files.filter((f) => !['README.md', 'LICENSE', 'package.json'].includes(f) && !f.startsWith('dist/'));
-				assertEqual(outside, [], 'files outside dist/ besides README, LICENSE, package.json');
+				// examples/: workflows a user imports (the README links them), shipped as JSON.
+				const outside = files.filter(
+					(f) => !['README.md', 'LICENSE', 'package.json'].includes(f) && !f.startsWith('dist/') && !/^examples\/[\w-]+\.json$/.test(f),
+				);
+				assertEqual(outside, [], 'files outside dist/ besides README, LICENSE, package.json and the example workflows');
 				const unwanted = files.filter((f) => /\.(map|ts|tsbuildinfo)$/.test(f) || /(^|\/)(test|tests|__tests__)\//.test(f));
 				assertEqual(unwanted, [], 'source maps, type declarations, sources or tests in the tarball');
 				const stale = files.filter((f) => f.startsWith('dist/') && !existsSync(join(REPO_ROOT, sourceOf(f))));
