@@ -35,9 +35,15 @@ const WEBHOOKS: IWebhookDescription[] = [
 		name: 'default',
 		httpMethod: 'POST',
 		responseMode: 'onReceived',
+		// Empty, not left out: n8n then answers with the node's `webhookResponse` when it answers after
+		// queueing the run (n8n's default would send the literal text "firstEntryJson").
+		responseData: '',
 		path: 'webhook',
 	},
 ];
+
+/** The answer to an accepted event. */
+const ACCEPTED: IDataObject = { received: true };
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
@@ -147,10 +153,17 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const json: IDataObject = options.outputDataOnly
 		? { ...data, ...testEventMark(data) }
 		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data) };
-	// Answer here rather than leave it to n8n: with `noWebhookResponse` n8n saves the static data
-	// (the remembered delivery) before it starts the run. Otherwise starting the run re-wraps the same
-	// static data object and clears its "changed" mark, and n8n 2.41 never saves the new key.
-	answer(this, 200, { received: true });
+	if (options.allowDuplicates === true) {
+		// Nothing remembered, so nothing to save: n8n answers (with `webhookResponse`, see WEBHOOKS) once
+		// the run is queued, so an event answered 200 is never lost when n8n stops right after answering.
+		return { workflowData: [[{ json }]], webhookResponse: ACCEPTED };
+	}
+	// With the duplicate store, answer here rather than leave it to n8n: with `noWebhookResponse` n8n
+	// saves the static data (the remembered delivery) before it starts the run. Otherwise starting the run
+	// re-wraps the same static data object and clears its "changed" mark, and n8n 2.41 never saves the new
+	// key. The cost: a process killed between this answer and queueing the run loses the event (README,
+	// Queue mode).
+	answer(this, 200, ACCEPTED);
 	return { noWebhookResponse: true, workflowData: [[{ json }]] };
 }
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runTriggerChecks } from './checks/trigger';
+import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
@@ -35,6 +35,7 @@ import { startStack, type Stack } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
 import {
 	bareTriggerWorkflow,
+	TRIGGER_TYPE,
 	bulkTextWorkflow,
 	contactWorkflow,
 	httpRequestWorkflow,
@@ -135,11 +136,12 @@ export async function e2eSuite(options: {
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
 				...agentVersions(n8n, smoke).map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
+				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
 			// The two trigger workflows: active from the start.
-			publish: (workflows) => workflows.slice(-2).map((w) => w.id),
+			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
 			// Workflows that start with n8n's Webhook node: the server runs them on request.
 			activate: (workflows) =>
 				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),

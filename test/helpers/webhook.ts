@@ -92,6 +92,8 @@ export interface WebhookOutcome {
 	/** The answer's JSON body (or text, as n8n would send it). */
 	body: unknown;
 	workflowStarted: boolean;
+	/** The node left the answer to n8n, which sends it once the run is queued (only when a run starts). */
+	answeredAfterRunQueued?: boolean;
 	/** Items that would start the workflow; empty when it does not start. */
 	items: INodeExecutionData[];
 	/** What `webhook()` threw, if it did; n8n would then answer 500. */
@@ -378,11 +380,15 @@ export class TriggerHarness {
 			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
 		if (result.workflowData !== undefined) {
-			// What n8n answers in onReceived mode once the execution is started.
+			// What n8n 2.41 answers in onReceived mode once the run is queued, unless the node answered
+			// first (webhook-helpers.js; webhook-on-received-response-extractor.js).
 			const responseData = description?.responseData ?? 'firstEntryJson';
+			const n8nAnswer =
+				responseData === 'noData' ? undefined : responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
 			return {
 				statusCode: res.headersSent ? res.statusCode : 200,
-				body: res.headersSent ? res.body : responseData,
+				body: res.headersSent ? res.body : n8nAnswer,
+				answeredAfterRunQueued: !res.headersSent,
 				workflowStarted: true,
 				items: result.workflowData[0] ?? [],
 				threw,

@@ -26,6 +26,8 @@ describe('duplicate deliveries', () => {
 		const body = messageReceived('d-1');
 		const first = await deliver(harness, body, FIXED_NOW_SECONDS);
 		expect(first.workflowStarted).toBe(true);
+		// Answered by the node, so that n8n saves the remembered delivery before it starts the run.
+		expect([first.answeredAfterRunQueued, first.body]).toEqual([false, { received: true }]);
 
 		for (const delay of [60, 300, 900, 3600, RETRY_HORIZON_SECONDS]) {
 			const retry = await deliver(harness, body, FIXED_NOW_SECONDS + delay);
@@ -87,7 +89,10 @@ describe('duplicate deliveries', () => {
 	it('starts every time when "Allow Duplicate Deliveries" is on, and remembers nothing', async () => {
 		const harness = new TriggerHarness({ parameters: { options: { allowDuplicates: true } } });
 		const body = messageReceived('d-allow');
-		expect((await deliver(harness, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
+		const first = await deliver(harness, body, FIXED_NOW_SECONDS);
+		expect(first.workflowStarted).toBe(true);
+		// Nothing to save first, so n8n answers once the run is queued: an answered event cannot be lost.
+		expect([first.answeredAfterRunQueued, first.statusCode, first.body]).toEqual([true, 200, { received: true }]);
 		expect((await deliver(harness, body, FIXED_NOW_SECONDS + 60)).workflowStarted).toBe(true);
 		expect(rememberedCount(harness)).toBe(0);
 	});

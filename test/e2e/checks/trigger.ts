@@ -278,11 +278,40 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 		},
 	];
 
+	const allowing = stack.workflows.find((w) => w.name === ALLOW_DUPLICATES_WORKFLOW);
+	if (allowing) checks.push(allowDuplicatesCheck(stack, allowing.id, allowing.nodes[0].webhookId ?? ''));
 	const bare = stack.workflows.find((w) => w.name.startsWith('E2E: bare trigger'));
 	assert(bare, 'no bare trigger workflow');
 	const bareWebhookId = bare.nodes[0].webhookId ?? '';
 	checks.push(await adversarialCheck(stack, `${n8n.baseUrl}${triggerProductionPath(bareWebhookId)}`, bare.id));
 	return checks;
+}
+
+export const ALLOW_DUPLICATES_WORKFLOW = 'E2E: trigger with Allow Duplicate Deliveries';
+
+/**
+ * With Allow Duplicate Deliveries the trigger has nothing to save, so it leaves the answer to n8n, which
+ * sends it once the run is queued (n8n 2.41 webhook-helpers.js; the queue benchmark stops a webhook
+ * process mid-burst to show that nothing answered is lost).
+ */
+function allowDuplicatesCheck(stack: Stack, workflowId: string, webhookId: string): Check {
+	return {
+		name: 'trigger: with Allow Duplicate Deliveries each copy is answered {"received":true} (n8n's own answer, sent after it queued the run) and starts a run',
+		fn: async () => {
+			const { n8n, sandbox } = stack;
+			const url = `${n8n.baseUrl}${triggerProductionPath(webhookId)}`;
+			const { waitForWebhook } = await import('../lib/stack');
+			await waitForWebhook(url);
+			const body = eventBody('contact.updated', { contact_id: 9301, name: 'Allowed twice' });
+			const before = (await settledExecutions(n8n, workflowId)).length;
+			for (const copy of [1, 2]) {
+				const answer = await postSigned(url, sandbox.credentials.webhookSecret, body, Math.floor(Date.now() / 1000));
+				// This body is n8n's answer: the node's own answer never reaches it on this path.
+				assertEqual([answer.status, answer.body], [200, '{"received":true}'], `answer to copy ${copy}`);
+			}
+			await expectExecutionCount(n8n, workflowId, before + 2);
+		},
+	};
 }
 
 /** Replays the trigger's adversarial cases (test/trigger/adversarial-cases.ts) over HTTP against the production URL. */

@@ -229,9 +229,15 @@ export function replyWorkflow(
  * A bare trigger (all events, defaults) at the version new nodes get: the target of the adversarial
  * replay. (The reply workflow keeps version 1, as existing workflows have it.)
  */
-export function bareTriggerWorkflow(credential: CredentialRef, webhookId: string): Workflow {
-	return chain('e2eBareTrigger', 'E2E: bare trigger for adversarial cases', [
-		node('Business Messaging Trigger', TRIGGER_TYPE, 2, { events: ['*'], options: {} }, {
+export function bareTriggerWorkflow(
+	credential: CredentialRef,
+	webhookId: string,
+	options: Record<string, unknown> = {},
+	id = 'e2eBareTrigger',
+	name = 'E2E: bare trigger for adversarial cases',
+): Workflow {
+	return chain(id, name, [
+		node('Business Messaging Trigger', TRIGGER_TYPE, 2, { events: ['*'], options }, {
 			credentials: { [CREDENTIAL_TYPE]: credential },
 			webhookId,
 		}),
