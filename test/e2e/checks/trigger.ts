@@ -296,7 +296,7 @@ export const ALLOW_DUPLICATES_WORKFLOW = 'E2E: trigger with Allow Duplicate Deli
  */
 function allowDuplicatesCheck(stack: Stack, workflowId: string, webhookId: string): Check {
 	return {
-		name: 'trigger: with Allow Duplicate Deliveries each copy is answered {"received":true} (n8n's own answer, sent after it queued the run) and starts a run',
+		name: 'trigger: with Allow Duplicate Deliveries each copy is answered {"received":true} (n8n’s own answer, sent after it queued the run) and starts a run',
 		fn: async () => {
 			const { n8n, sandbox } = stack;
 			const url = `${n8n.baseUrl}${triggerProductionPath(webhookId)}`;
