@@ -1,0 +1,199 @@
+/**
+ * Browser suite: n8n's editor in Debian's Chromium (driven by playwright-core) against a real n8n 2.41.1
+ * with this package and the sandbox, step by step as a user would. One screenshot per step, in the
+ * suite's folder (printed). Page errors and console errors that mention this package fail the suite.
+ * npm run test:ui  (UI_KEEP=1 keeps the folder even when everything passes)
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { installCleanupHandlers, stopAll } from '../e2e/lib/proc';
+import { createReporter } from '../e2e/lib/report';
+import { startStack, type Stack } from '../e2e/lib/stack';
+import { chain, manualTrigger } from '../e2e/lib/workflow';
+import { action } from '../e2e/lib/workflows';
+
+const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Generous: the CPU is shared with other n8n instances. */
+const WAIT = 60_000;
+
+async function main(): Promise<number> {
+	const started = Date.now();
+	const dir = mkdtempSync(join(tmpdir(), 'bm-ui-'));
+	const shots = join(dir, 'screenshots');
+	mkdirSync(shots, { recursive: true });
+	process.stdout.write(`# screenshots in ${shots}\n`);
+	const report = createReporter();
+	let stack: Stack | undefined;
+	let browser: Browser | undefined;
+	installCleanupHandlers(async () => {
+		await browser?.close().catch(() => undefined);
+	});
+	const finish = async () => {
+		await browser?.close().catch(() => undefined);
+		await stack?.stop();
+		await stopAll();
+		const { passed, failed } = report.totals();
+		process.stdout.write(`# whole suite ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+		if (failed === 0 && !process.env.UI_KEEP) rmSync(dir, { recursive: true, force: true });
+		process.stdout.write(`${passed} passed, ${failed} failed\n`);
+		return failed > 0 ? 1 : 0;
+	};
+	try {
+		stack = await startStack({
+			dir,
+			owner: OWNER,
+			log: (line) => process.stdout.write(`# ${line}\n`),
+			workflows: ({ credential }) => [
+				chain('uiSend', 'UI: send text', [
+					manualTrigger(),
+					action('Send Text', credential, { resource: 'message', operation: 'sendText', phone: '+4915112345678', text: 'Hello from the editor' }),
+				]),
+				chain('uiTemplate', 'UI: get a template', [
+					manualTrigger(),
+					action('Get Template', credential, { resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'list', value: '' } }),
+				]),
+				chain('uiAdd', 'UI: a trigger to add the node after', [manualTrigger()]),
+				chain('uiBadPhone', 'UI: invalid phone', [
+					manualTrigger(),
+					action('Send Text', credential, { resource: 'message', operation: 'sendText', phone: '12', text: 'hi' }),
+				]),
+			],
+			publish: () => [],
+		});
+	} catch (error) {
+		report.result('set-up: n8n with the package and the sandbox', false, String(error));
+		return await finish();
+	}
+	const { n8n } = stack;
+	browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		headless: true,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-quic',
+			'--no-first-run',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--disable-sync',
+		],
+	});
+	const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const page = await context.newPage();
+	page.setDefaultTimeout(WAIT);
+	const packageErrors: string[] = [];
+	const ours = (text: string) => /business ?messaging/i.test(text);
+	page.on('pageerror', (error) => {
+		if (ours(`${error.message} ${error.stack ?? ''}`)) packageErrors.push(`page error: ${error.message}`);
+	});
+	page.on('console', (message) => {
+		if (message.type() === 'error' && ours(message.text())) packageErrors.push(`console: ${message.text()}`);
+	});
+	let step = 0;
+	const run = async (name: string, fn: (page: Page) => Promise<void>) => {
+		const file = join(shots, `${String(++step).padStart(2, '0')}-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
+		await report.run({
+			name,
+			timeoutMs: 150_000,
+			fn: async () => {
+				try {
+					await fn(page);
+				} finally {
+					await page.screenshot({ path: file }).catch(() => undefined);
+				}
+				if (packageErrors.length) throw new Error(packageErrors.splice(0).join('\n'));
+			},
+		});
+	};
+	const byTestId = (id: string) => page.locator(`[data-test-id="${id}"]`);
+
+	await run('log in', async () => {
+		await page.goto(`${n8n.baseUrl}/signin`);
+		const form = byTestId('signin-form');
+		await form.locator('input[type="email"], input[name="emailOrLdapLoginId"]').first().fill(OWNER.email);
+		await form.locator('input[type="password"]').fill(OWNER.password);
+		await byTestId('form-submit-button').click();
+		await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
+	});
+
+	await run('add Business Messaging from the node creator by typing its name', async () => {
+		// A workflow with a trigger: the node creator then offers actions (on an empty one, triggers only).
+		await page.goto(`${n8n.baseUrl}/workflow/${stack!.workflows[2].id}`);
+		await byTestId('node-creator-plus-button').first().click();
+		await byTestId('node-creator-search-bar').fill('Business Messaging');
+		// n8n lists the action node and the trigger as one entry; its panel has Triggers and Actions sections.
+		await byTestId('node-creator-item-name').filter({ hasText: /^Business Messaging$/ }).first().click();
+		const sendText = page.getByText('Send a text message', { exact: true }).filter({ visible: true }).first();
+		if (!(await sendText.isVisible())) await page.getByText(/^Actions \(\d+\)$/).first().click();
+		// Choosing an action opens the node's panel with that operation's fields.
+		await sendText.click();
+		const panel = byTestId('ndv');
+		for (const field of ['Credential', 'Resource', 'Operation', 'Recipient Phone', 'Text']) {
+			await panel.getByText(field, { exact: true }).filter({ visible: true }).first().waitFor();
+		}
+	});
+
+	await run('credential Test: success, then a wrong client secret shows the service’s 401 in words', async () => {
+		await page.goto(`${n8n.baseUrl}/home/credentials/${stack!.credential.id}`);
+		const dialog = byTestId('credential-edit-dialog');
+		await dialog.waitFor();
+		await byTestId('credential-save-button').click();
+		await byTestId('credentials-config-container-test-success').waitFor();
+		const secret = dialog.locator('[data-test-id="parameter-input-clientSecret"] input, input[type="password"]').first();
+		await secret.fill('not-the-right-secret');
+		await byTestId('credential-save-button').click();
+		await dialog.getByText('Couldn’t connect with these settings', { exact: false }).first().waitFor();
+		await dialog.getByText('More details', { exact: true }).first().click();
+		await page.getByText('The service rejected the signed request (401)', { exact: false }).filter({ visible: true }).first().waitFor();
+		// Put the right secret back: the next steps run workflows with this credential.
+		await secret.fill(stack!.sandbox.credentials.clientSecret);
+		await byTestId('credential-save-button').click();
+		await byTestId('credentials-config-container-test-success').waitFor();
+	});
+
+	const send = stack.workflows[0];
+	await run('execute a workflow from the editor and read the result in the output panel', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${send.id}`);
+		await byTestId('execute-workflow-button').click();
+		await byTestId('canvas-node-status-success').first().waitFor();
+		await byTestId('canvas-node').filter({ hasText: 'Send Text' }).first().dblclick();
+		const output = byTestId('ndv');
+		await output.getByText(/^wamid\.\d+$/).filter({ visible: true }).first().waitFor();
+		await output.getByText('+4915112345678', { exact: true }).filter({ visible: true }).first().waitFor();
+	});
+
+	await run('Template → Get: the searchable list shows sandbox templates for a search term', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${stack!.workflows[1].id}`);
+		await byTestId('canvas-node').filter({ hasText: 'Get Template' }).first().dblclick();
+		await byTestId('rlc-input').first().click();
+		await byTestId('rlc-item').filter({ hasText: 'welcome_' }).filter({ visible: true }).first().waitFor();
+		await page.getByPlaceholder('Search...').filter({ visible: true }).first().fill('shipping');
+		// The sandbox's search answers: only matching templates stay listed.
+		await byTestId('rlc-item').filter({ hasText: 'shipping_notice' }).filter({ visible: true }).first().waitFor();
+		await byTestId('rlc-item').filter({ hasText: 'welcome_' }).filter({ visible: true }).first().waitFor({ state: 'hidden' });
+	});
+
+	const badPhone = stack.workflows[3];
+	await run('an invalid phone shows an error naming the field', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${badPhone.id}`);
+		await byTestId('execute-workflow-button').click();
+		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
+		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
+	});
+
+	return await finish();
+}
+
+main().then(
+	(code) => process.exit(code),
+	async (error) => {
+		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+		await stopAll();
+		process.stdout.write('0 passed, 1 failed\n');
+		process.exit(1);
+	},
+);
