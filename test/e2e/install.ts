@@ -16,7 +16,7 @@ import { packageChecks } from './checks/package';
 import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from './lib/n8n';
 import { installCleanupHandlers, run, sleep, stopAll } from './lib/proc';
 import { installTools, LocalRegistry } from './lib/registry';
-import { assert, assertEqual, createReporter } from './lib/report';
+import { assert, assertEqual, createReporter, runSuite } from './lib/report';
 import { SandboxProcess } from './lib/sandbox';
 import { waitForWebhook } from './lib/stack';
 import { webhookIdFor } from './lib/workflow';
@@ -360,12 +360,4 @@ async function enterNamespace(): Promise<number> {
 	return await new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
 }
 
-(process.env.BM_OFFLINE_NAMESPACE === '1' ? main() : enterNamespace()).then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+runSuite(process.env.BM_OFFLINE_NAMESPACE === '1' ? main : enterNamespace);

@@ -28,7 +28,7 @@ import {
 	TEMPLATE_RECIPIENT,
 	TEMPLATE_VALUES,
 } from './checks/sending';
-import { type Check, createReporter } from './lib/report';
+import { type Check, createReporter, runSuite } from './lib/report';
 import { installCleanupHandlers, stopAll } from './lib/proc';
 import { N8N_VERSION, type N8n } from './lib/n8n';
 import { startStack, type Stack } from './lib/stack';
@@ -219,13 +219,5 @@ async function main(): Promise<number> {
 }
 
 if (require.main === module) {
-	main().then(
-		(code) => process.exit(code),
-		async (error) => {
-			process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-			await stopAll();
-			process.stdout.write('0 passed, 1 failed\n');
-			process.exit(1);
-		},
-	);
+	runSuite(main);
 }

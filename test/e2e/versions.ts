@@ -3,8 +3,8 @@
  * (the package loads, one action against the sandbox, genuine and forged deliveries). The full suite runs
  * on the default version in `npm run test:e2e`. npm run test:versions
  */
-import { createReporter } from './lib/report';
-import { installCleanupHandlers, stopAll } from './lib/proc';
+import { createReporter, runSuite } from './lib/report';
+import { installCleanupHandlers } from './lib/proc';
 import { SMOKE_N8N_VERSIONS } from './lib/versions';
 import { e2eSuite } from './run';
 
@@ -22,12 +22,4 @@ async function main(): Promise<number> {
 	return failed > 0 ? 1 : 0;
 }
 
-main().then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+runSuite(main);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../e2e/lib/n8n';
 import { installCleanupHandlers, stopAll, waitFor } from '../e2e/lib/proc';
 import { startQueueStack, type QueueStack } from '../e2e/lib/queue-stack';
-import { assert, assertEqual, type Check, createReporter } from '../e2e/lib/report';
+import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
 import { waitForWebhook } from '../e2e/lib/stack';
 import type { Workflow } from '../e2e/lib/workflow';
 import { webhookIdFor } from '../e2e/lib/workflow';
@@ -247,12 +247,4 @@ async function finish(report: ReturnType<typeof createReporter>, dir: string, st
 	return failed > 0 ? 1 : 0;
 }
 
-main().then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+runSuite(main);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { installCleanupHandlers, stopAll } from '../e2e/lib/proc';
-import { createReporter } from '../e2e/lib/report';
+import { createReporter, runSuite } from '../e2e/lib/report';
 import { startStack, type Stack } from '../e2e/lib/stack';
 import { chain, manualTrigger } from '../e2e/lib/workflow';
 import { action } from '../e2e/lib/workflows';
@@ -188,12 +188,4 @@ async function main(): Promise<number> {
 	return await finish();
 }
 
-main().then(
-	(code) => process.exit(code),
-	async (error) => {
-		process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
-		await stopAll();
-		process.stdout.write('0 passed, 1 failed\n');
-		process.exit(1);
-	},
-);
+runSuite(main);

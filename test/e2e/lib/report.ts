@@ -1,3 +1,5 @@
+import { stopAll } from './proc';
+
 /** One line per check: `ok - …` / `not ok - …`, details indented as `#` comments. */
 
 export interface Check {
@@ -47,4 +49,20 @@ export function assertEqual(actual: unknown, expected: unknown, what: string): v
 
 export function assert(condition: unknown, message: string): asserts condition {
 	if (!condition) throw new Error(message);
+}
+
+/**
+ * Runs a suite to its exit code. A crash still ends in the suite's one closing line, after every process
+ * the suite started is stopped.
+ */
+export function runSuite(suite: () => Promise<number>): void {
+	suite().then(
+		(code) => process.exit(code),
+		async (error: unknown) => {
+			process.stdout.write(`not ok - suite crashed: ${String(error)}\n`);
+			await stopAll();
+			process.stdout.write('0 passed, 1 failed\n');
+			process.exit(1);
+		},
+	);
 }
