@@ -6,4 +6,5 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
 	transform: { '^.+\\.ts$': ['@swc/jest'] },
 	testTimeout: 30000,
+	reporters: ['default', '<rootDir>/test/helpers/totals-reporter.js'],
 };
