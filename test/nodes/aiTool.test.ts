@@ -5,17 +5,11 @@
  * The real agent end to end is in test/e2e/checks/agent.ts.
  */
 import { runAction } from '../helpers/actionNode';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 const badPhone = { resource: 'message', operation: 'sendText', phone: '12', text: 'Your order has shipped' };
 

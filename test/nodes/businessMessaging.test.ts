@@ -12,17 +12,11 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { runAction, searchTemplates, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
 import { startSandbox, type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
 const everythingUserSaw: string[] = [];
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 async function run(
 	parameters: INodeParameters,

@@ -7,16 +7,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import { startSandbox, type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 const run = (parameters: INodeParameters, options: RunActionOptions & { baseUrl?: string } = {}) =>
 	runAction(sandbox, parameters, { ...options, credentials: options.baseUrl ? { baseUrl: options.baseUrl } : undefined });

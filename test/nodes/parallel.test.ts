@@ -6,17 +6,11 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runAction } from '../helpers/actionNode';
 import type { RunNodeInputItem } from '../helpers/engine';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 const recipients = ['+4915100000001', '+4915100000002', '+4915100000003', '+4915100000004', '+4915100000005', '+4915100000006'];
 // 30 items, recipients interleaved: item i goes to recipient i % 6 as that recipient's message i / 6.

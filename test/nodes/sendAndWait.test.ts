@@ -9,16 +9,10 @@ import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
 import { runAction } from '../helpers/actionNode';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
-let sandbox: Sandbox;
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+let sandbox: Sandbox;useSandbox((started) => (sandbox = started));
 
 const PHONE = '+4915112345678';
 const ask = (parameters: INodeParameters = {}, input = [{ json: {} }]) =>

@@ -7,17 +7,11 @@ import type { INodeParameters } from 'n8n-workflow';
 import { defaultRepeatKey, repeatWindowKeys, SKIPPED_RETRY } from '../../nodes/BusinessMessaging/helpers/sendOnce';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunNodeInputItem } from '../helpers/engine';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 // Six items, three recipients, two messages each.
 const input: RunNodeInputItem[] = Array.from({ length: 6 }, (_, i) => ({

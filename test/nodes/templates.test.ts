@@ -6,7 +6,8 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { placeholdersOf, renderTemplate } from '../../nodes/BusinessMessaging/helpers/templates';
 import { runAction, templatePlaceholderFields } from '../helpers/actionNode';
-import { startSandbox, type Sandbox, type Template } from '../sandbox';
+import { type Sandbox, type Template } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 import { makeTemplate } from '../sandbox/seed';
 
 const template = (components: IDataObject[], status = 'APPROVED'): IDataObject => ({ id: 1, name: 'demo', status, components });
@@ -59,14 +60,7 @@ describe('renderTemplate', () => {
 });
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 /** The first seeded template with this status and at least this many body placeholders. */
 function seeded(status: Template['status'], minPlaceholders: number): Template {

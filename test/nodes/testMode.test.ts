@@ -6,17 +6,11 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runAction } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { type Sandbox } from '../sandbox';
+import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
-
-beforeAll(async () => {
-	sandbox = await startSandbox();
-});
-afterAll(async () => {
-	await sandbox.stop();
-});
-beforeEach(() => sandbox.reset());
+useSandbox((started) => (sandbox = started));
 
 const TEST_RECIPIENT = '+4915199999999';
 const input = [
