@@ -22,6 +22,16 @@ export interface RunActionOptions {
 	asAiTool?: boolean;
 }
 
+/**
+ * The node as n8n's loader offers it to an AI agent (`createAiTools` in n8n's tool-generation): the
+ * same node under the name `…Tool`, which is what the description's `@tool` display options look at.
+ */
+export function toolVariant(): BusinessMessaging {
+	const node = new BusinessMessaging();
+	node.description = { ...node.description, name: `${node.description.name}Tool` };
+	return node;
+}
+
 export async function runAction(
 	sandbox: Sandbox,
 	parameters: INodeParameters,
@@ -29,7 +39,7 @@ export async function runAction(
 ): Promise<RunResult> {
 	const type = options.asAiTool ? `${ACTION_NODE_TYPE}Tool` : ACTION_NODE_TYPE;
 	const result = await runNode({
-		nodeTypes: { [type]: new BusinessMessaging() },
+		nodeTypes: { [type]: options.asAiTool ? toolVariant() : new BusinessMessaging() },
 		credentialTypes: { businessMessagingApi: new BusinessMessagingApi() },
 		credentials: { businessMessagingApi: { ...sandbox.credentials, ...options.credentials } },
 		node: {

@@ -4,14 +4,26 @@
  * result for a tool that throws (LangChain's AgentExecutor), so the model could not correct its call.
  * The real agent end to end is in test/e2e/checks/agent.ts.
  */
-import { runAction } from '../helpers/actionNode';
+import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } from 'n8n-workflow';
+
+import { runAction, toolVariant } from '../helpers/actionNode';
+import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { type Sandbox } from '../sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
 
-const badPhone = { resource: 'message', operation: 'sendText', phone: '12', text: 'Your order has shipped' };
+const CUSTOMER = '+4915112345678';
+const OTHER = '+15550009999';
+const sendText = (phone: string, allowedRecipients?: string) => ({
+	resource: 'message',
+	operation: 'sendText',
+	phone,
+	text: 'Your order has shipped',
+	...(allowedRecipients !== undefined && { allowedRecipients }),
+});
+const badPhone = sendText('12', CUSTOMER);
 
 describe('as an AI agent’s tool', () => {
 	it('answers an invalid phone with the field’s error, sending nothing', async () => {
@@ -37,5 +49,106 @@ describe('as an AI agent’s tool', () => {
 		const result = await runAction(sandbox, badPhone);
 		expect(result.error?.message).toMatch(/^Recipient Phone: /);
 		expect(result.items).toHaveLength(0);
+	});
+});
+
+describe('as an AI agent’s tool: Allowed Recipients', () => {
+	it('refuses a number outside Allowed Recipients with a message the model reads, sending nothing', async () => {
+		const result = await runAction(sandbox, sendText(OTHER, CUSTOMER), { asAiTool: true });
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.error)).toEqual([`Refused: ${OTHER} is not an allowed recipient of this tool`]);
+		expect(result.items[0].json.description).toMatch(/Allowed Recipients/);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('sends to an allowed number written another way (spaces, no +), once', async () => {
+		const result = await runAction(sandbox, sendText(CUSTOMER, '49 151 1234 5678, +1 555 000 1111'), { asAiTool: true });
+		expect(result.items[0].json.error).toBeUndefined();
+		expect(sandbox.messages.map((m) => m.phone)).toEqual([CUSTOMER]);
+	});
+
+	it('allows none when empty, and says where to set it', async () => {
+		const result = await runAction(sandbox, sendText(CUSTOMER), { asAiTool: true });
+		expect(result.items[0].json).toMatchObject({ error: `Refused: ${CUSTOMER} is not an allowed recipient of this tool` });
+		expect(result.items[0].json.description).toMatch(/Allowed Recipients is empty/);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('allows any number with *', async () => {
+		await runAction(sandbox, sendText(OTHER, '*'), { asAiTool: true });
+		expect(sandbox.messages.map((m) => m.phone)).toEqual([OTHER]);
+	});
+
+	it('takes the allowed number per item from an expression: of items sent at once, only the matching ones go out', async () => {
+		const input = [CUSTOMER, OTHER, '+4915199999999', CUSTOMER].map((to, i) => ({
+			json: { conversationPhone: i === 2 ? '+4915199999999' : CUSTOMER, to },
+		}));
+		const result = await runAction(
+			sandbox,
+			{ ...sendText('={{ $json.to }}', '={{ $json.conversationPhone }}') },
+			{ asAiTool: true, input },
+		);
+		expect(result.items.map((item) => (item.json.error ? 'refused' : 'sent'))).toEqual(['sent', 'refused', 'sent', 'sent']);
+		expect(sandbox.messages.map((m) => m.phone).sort()).toEqual([CUSTOMER, CUSTOMER, '+4915199999999'].sort());
+	});
+
+	it('applies to Send Media as well', async () => {
+		const result = await runAction(
+			sandbox,
+			{ resource: 'message', operation: 'sendMedia', phone: OTHER, mediaType: 'image', allowedRecipients: CUSTOMER },
+			{ asAiTool: true, input: [{ json: {}, binary: { data: { data: Buffer.from('png'), mimeType: 'image/png', fileName: 'a.png' } } }] },
+		);
+		expect(result.items[0].json.error).toBe(`Refused: ${OTHER} is not an allowed recipient of this tool`);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
+	it('is not part of the plain node: its sends are not limited', async () => {
+		const result = await runAction(sandbox, sendText(OTHER, CUSTOMER));
+		expect(result.error).toBeUndefined();
+		expect(sandbox.messages.map((m) => m.phone)).toEqual([OTHER]);
+	});
+});
+
+describe('as an AI agent’s tool: the operations it may do', () => {
+	it('refuses Send and Wait for Response (the agent would wait on a person), sending nothing', async () => {
+		const result = await runAction(
+			sandbox,
+			{ resource: 'message', operation: 'sendAndWait', phone: CUSTOMER, message: 'Approve?' },
+			{ asAiTool: true },
+		);
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toMatchObject({ error: 'Refused: not available to an AI agent', refused: true });
+		expect(sandbox.requests).toHaveLength(0);
+	});
+});
+
+describe('as an AI agent’s tool: what the editor offers', () => {
+	const shown = (type: BusinessMessaging, parameters: INodeParameters) => {
+		const { description } = type;
+		const node = { name: 'n', type: description.name, typeVersion: 1, parameters } as unknown as INode;
+		const values = NodeHelpers.getNodeParameters(description.properties, parameters, true, false, node, description) ?? {};
+		const visible = description.properties.filter((p: INodeProperties) =>
+			NodeHelpers.displayParameter(values, p, node, description),
+		);
+		return { values, visible };
+	};
+	const operations = (type: BusinessMessaging) =>
+		shown(type, { resource: 'message' })
+			.visible.filter((p) => p.name === 'operation')
+			.flatMap((p) => (p.options as Array<{ value: string }>).map((o) => o.value));
+
+	it('offers every message operation on the plain node, all but Send and Wait on the tool', () => {
+		expect(operations(new BusinessMessaging()).sort()).toEqual(['sendAndWait', 'sendMedia', 'sendText']);
+		expect(operations(toolVariant()).sort()).toEqual(['sendMedia', 'sendText']);
+	});
+
+	it('has the model fill Recipient Phone and Text by default on the tool, with hints; the plain node starts empty', () => {
+		const tool = shown(toolVariant(), { resource: 'message', operation: 'sendText' });
+		expect(tool.values.phone).toMatch(/^=\{\{ \$fromAI\('phone', '[^']*international format[^']*', 'string'\) \}\}$/);
+		expect(tool.values.text).toMatch(/\$fromAI\('text', /);
+		expect(tool.visible.map((p) => p.name)).toContain('allowedRecipients');
+		const plain = shown(new BusinessMessaging(), { resource: 'message', operation: 'sendText' });
+		expect([plain.values.phone, plain.values.text]).toEqual(['', '']);
+		expect(plain.visible.map((p) => p.name)).not.toContain('allowedRecipients');
 	});
 });

@@ -116,6 +116,9 @@ export const recipientField: INodeProperties = {
 	description: 'The customer’s number in international format',
 };
 
+/** What an agent's model is told to put in Recipient Phone (the tool variant's default `$fromAI`). */
+export const RECIPIENT_HINT = 'The customer’s phone number in international format, for example +4915112345678';
+
 /** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
 export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
 	return normalizePhone(itemParameter(this, 'phone', itemIndex));

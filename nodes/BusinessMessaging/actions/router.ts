@@ -7,6 +7,7 @@ import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
 import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './common.descriptions';
+import { checkAllowedRecipient, operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
 import { type MessageOf, startSendGuard } from '../helpers/sendOnce';
 
 type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
@@ -32,6 +33,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const module = resources[resource]?.[operation] as OperationModule | undefined;
+	const asAgentTool = runsAsAgentTool(this);
+	const refusal = asAgentTool ? operationRefusal(resource, operation) : undefined;
+	if (refusal) return [items.map((_, item) => ({ json: refusal, pairedItem: { item } }))];
 	if (module?.executeAll) return await module.executeAll.call(this);
 	const run = module?.execute;
 	if (!run) {
@@ -41,10 +45,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
 	// AgentExecutor) gives the model an empty result for a tool that throws, so the model could not
 	// read what to correct. The item carries the same message a user sees in the editor.
-	const keepGoing = this.continueOnFail() || runsAsAiTool(this);
+	const keepGoing = this.continueOnFail() || asAgentTool;
 	const guard = module.messageOf ? await startSendGuard(this, items.length, module.messageOf) : undefined;
 	const runItem = async (itemIndex: number) => {
 		try {
+			// An agent's sends stay within the author's Allowed Recipients.
+			if (asAgentTool && module.recipientOf) checkAllowedRecipient(this, itemIndex);
 			const output = guard
 				? await guard.send(itemIndex, async () => (await run.call(this, itemIndex)) as IDataObject)
 				: await run.call(this, itemIndex);
@@ -76,11 +82,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		await guard?.finish();
 	}
 	return [outputs.flat()];
-}
-
-/** n8n names the tool variant of a node `<node>Tool` (n8n-workflow's `NodeHelpers.isToolType`). */
-function runsAsAiTool(ctx: IExecuteFunctions): boolean {
-	return ctx.getNode().type.endsWith('Tool');
 }
 
 /** Both constructors hand back an error that already is of their kind. */

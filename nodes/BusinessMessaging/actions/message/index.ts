@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationsOffered } from '../../helpers/agentLimits';
+
 import * as sendAndWait from './sendAndWait.operation';
 import * as sendMedia from './sendMedia.operation';
 import * as sendText from './sendText.operation';
@@ -7,7 +9,7 @@ import * as sendText from './sendText.operation';
 export { sendAndWait, sendMedia, sendText };
 
 export const description: INodeProperties[] = [
-	{
+	...operationsOffered('message', {
 		displayName: 'Operation',
 		name: 'operation',
 		type: 'options',
@@ -34,7 +36,7 @@ export const description: INodeProperties[] = [
 			},
 		],
 		default: 'sendText',
-	},
+	}),
 	...sendText.description,
 	...sendMedia.description,
 	...sendAndWait.description,

@@ -2,17 +2,19 @@ import { createHash } from 'node:crypto';
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
 import { multipartFrame, type MultipartFrame } from '../../helpers/multipart';
 import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
 import type { OutgoingMessage } from '../../helpers/sendOnce';
 import { deliveryPhone, testModeOf } from '../../helpers/testMode';
 import { apiRequest, getCredential } from '../../transport';
-import { recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
+import { RECIPIENT_HINT, recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	recipientField,
+	...filledByModel(recipientField, RECIPIENT_HINT),
+	allowedRecipientsField,
 	{
 		displayName: 'Media Type',
 		name: 'mediaType',

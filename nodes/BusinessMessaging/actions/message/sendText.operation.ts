@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
 import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
 import type { OutgoingMessage } from '../../helpers/sendOnce';
@@ -9,6 +10,7 @@ import { deliveryPhone, testModeOf } from '../../helpers/testMode';
 import { apiRequest, getCredential } from '../../transport';
 import {
 	placeholderValuesField,
+	RECIPIENT_HINT,
 	recipientField,
 	recipientOf,
 	sendOptionsField,
@@ -18,7 +20,8 @@ import {
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	recipientField,
+	...filledByModel(recipientField, RECIPIENT_HINT),
+	allowedRecipientsField,
 	{
 		displayName: 'Message',
 		name: 'textSource',
@@ -35,16 +38,19 @@ const properties: INodeProperties[] = [
 	},
 	{ ...templateField, displayOptions: { show: { textSource: ['template'] } } },
 	{ ...placeholderValuesField, displayOptions: { show: { textSource: ['template'] } } },
-	{
-		displayName: 'Text',
-		name: 'text',
-		type: 'string',
-		required: true,
-		typeOptions: { rows: 4 },
-		default: '',
-		description: 'The message the recipient receives, as plain text',
-		displayOptions: { show: { textSource: ['text'] } },
-	},
+	...filledByModel(
+		{
+			displayName: 'Text',
+			name: 'text',
+			type: 'string',
+			required: true,
+			typeOptions: { rows: 4 },
+			default: '',
+			description: 'The message the recipient receives, as plain text',
+			displayOptions: { show: { textSource: ['text'] } },
+		},
+		'The message to send to the customer, as plain text',
+	),
 	sendOptionsField,
 ];
 

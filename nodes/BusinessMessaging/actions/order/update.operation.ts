@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
+import { filledByModel } from '../../helpers/agentLimits';
 import {
 	checkDate,
 	checkOneOf,
@@ -14,16 +15,19 @@ import { optionsField, orderStatusOptions, senderField } from '../common.descrip
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	{
-		displayName: 'Order ID',
-		name: 'orderId',
-		// A text field, so it starts empty: a number field would start at 0, which is no order.
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. 12',
-		description: 'The order’s numeric identifier (a whole number from 1)',
-	},
+	...filledByModel(
+		{
+			displayName: 'Order ID',
+			name: 'orderId',
+			// A text field, so it starts empty: a number field would start at 0, which is no order.
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. 12',
+			description: 'The order’s numeric identifier (a whole number from 1)',
+		},
+		'The order’s ID, a whole number',
+	),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',

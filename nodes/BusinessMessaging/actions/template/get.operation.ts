@@ -2,10 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getTemplate, withPlaceholderCounts } from '../../helpers/templates';
+import { filledByModel } from '../../helpers/agentLimits';
 import { optionsField, templateField } from '../common.descriptions';
 
 const properties: INodeProperties[] = [
-	templateField,
+	...filledByModel(templateField, 'The template’s ID, a whole number (Get Many Templates lists them)'),
 	optionsField,
 ];
 
