@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../test/e2e/lib/n8n';
 import { freePort, installCleanupHandlers, stopAll } from '../test/e2e/lib/proc';
 import { startStack, waitForWebhook } from '../test/e2e/lib/stack';
 import { chain, manualTrigger, webhookIdFor } from '../test/e2e/lib/workflow';
-import { action, replyWorkflow, triggerProductionPath } from '../test/e2e/lib/workflows';
+import { action, CREDENTIAL_TYPE, exampleWorkflow, replyWorkflow, triggerProductionPath } from '../test/e2e/lib/workflows';
 
 const OWNER = {
 	email: 'demo@example.com',
@@ -95,6 +95,8 @@ async function main(): Promise<void> {
 				manualTrigger('Click to run'),
 				action('Send Test Event', credential, { resource: 'webhook', operation: 'sendTest' }),
 			]),
+			// Inactive until the user picks an OpenAI credential (see the README's AI agent section).
+			exampleWorkflow('support-bot.json', 'demoSupportBot', { [CREDENTIAL_TYPE]: credential }),
 			replyWorkflow(credential, {
 				id: 'demoAutoReply',
 				name: 'Demo: answer incoming messages (active)',
@@ -115,6 +117,7 @@ n8n is running:        ${n8n.baseUrl}
   credential           "${stack.credential.name}" (points at the sandbox)
   workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
                        Demo: answer incoming messages (active in production)
+                       Business Messaging: support bot (AI agent): pick an OpenAI credential to try it
 Sandbox (the service): ${sb}
   webhook URL set to   ${productionUrl}
   verification         ${handshake.ok ? 'ok (the trigger answered the challenge)' : `failed: ${handshake.status} ${handshake.body}`}

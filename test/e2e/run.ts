@@ -10,7 +10,7 @@ import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
-import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks } from './checks/agent';
+import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
 	DEFAULT_HOOK,
@@ -48,6 +48,8 @@ import {
 	textWorkflow,
 	webhookTestWorkflow,
 	agentWorkflow,
+	CREDENTIAL_TYPE,
+	exampleWorkflow,
 	OPENAI_CREDENTIAL_TYPE,
 } from './lib/workflows';
 
@@ -61,6 +63,7 @@ export const OWNER = {
 const OPENAI_CREDENTIAL = 'OpenAI (scripted model)';
 
 export const TRIGGER_WEBHOOK_ID = webhookIdFor('e2e-trigger');
+const SUPPORT_BOT_WEBHOOK_ID = webhookIdFor('e2e-support-bot');
 /** Retry delays (1 min, 5 min, …) divided by this: the first retry comes after 1 s. */
 const TIME_SCALE = 60;
 
@@ -69,8 +72,16 @@ function agentVersions(n8n: N8n, smoke: boolean): number[] {
 	return smoke ? [] : AGENT_VERSIONS.filter((version) => n8n.features.agentVersions.includes(version));
 }
 
-/** The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, no secret leaks. */
-const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|no secret appears/;
+/** The shipped support bot runs on every version that has its AI Agent version, smoke runs included (it is what 1.x users import). */
+function hasSupportBotAgent(n8n: N8n): boolean {
+	return n8n.features.agentVersions.includes(SUPPORT_BOT_EXAMPLE.agentVersion);
+}
+
+/**
+ * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, the shipped
+ * support bot, no secret leaks.
+ */
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|support-bot example|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -136,6 +147,16 @@ export async function e2eSuite(options: {
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
 				...agentVersions(n8n, smoke).map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
+				...(hasSupportBotAgent(n8n)
+					? [
+							exampleWorkflow(
+								SUPPORT_BOT_EXAMPLE.file,
+								'e2eSupportBot',
+								{ [CREDENTIAL_TYPE]: credential, [OPENAI_CREDENTIAL_TYPE]: extraCredentials[OPENAI_CREDENTIAL] },
+								SUPPORT_BOT_WEBHOOK_ID,
+							),
+						]
+					: []),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
@@ -161,6 +182,7 @@ export async function e2eSuite(options: {
 		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
+		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID) : []),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
 		...waitChecks.slice(-1),

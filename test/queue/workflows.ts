@@ -3,14 +3,11 @@
  * examples/, so what is tested is what users import), n8n's Remove Duplicates node after the trigger,
  * and the bare trigger. Built with the e2e driver's builders.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { n8nId, REPO_ROOT } from '../e2e/lib/n8n';
 import { REDIS_CREDENTIAL } from '../e2e/lib/queue-stack';
 import { chain, node, type WfNode, type Workflow } from '../e2e/lib/workflow';
-import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE } from '../e2e/lib/workflows';
+import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE } from '../e2e/lib/workflows';
 
-export const EXAMPLE_FILE = join(REPO_ROOT, 'examples/queue-mode-deduplication.json');
+export const EXAMPLE_FILE = 'queue-mode-deduplication.json';
 export const TRIGGER_NODE = 'Business Messaging Trigger';
 /** The example's node that only the first delivery of an event reaches. */
 export const FIRST_DELIVERY_NODE = 'Event';
@@ -27,22 +24,14 @@ export function dedupExampleWorkflow(
 	webhookId: string,
 	then: WfNode[] = [],
 ): Workflow {
-	const example = JSON.parse(readFileSync(EXAMPLE_FILE, 'utf8')) as Omit<Workflow, 'id' | 'active'>;
-	const nodes = example.nodes.map((n) => {
-		const copy: WfNode = { ...n, parameters: structuredClone(n.parameters) };
-		if (n.credentials?.[CREDENTIAL_TYPE]) copy.credentials = { [CREDENTIAL_TYPE]: credential };
-		if (n.credentials?.[REDIS_CREDENTIAL_TYPE]) copy.credentials = { [REDIS_CREDENTIAL_TYPE]: REDIS_CREDENTIAL };
-		if (n.type === TRIGGER_TYPE) copy.webhookId = webhookId;
-		return copy;
-	});
-	const connections = structuredClone(example.connections);
+	const wf = exampleWorkflow(EXAMPLE_FILE, `queueDedup${key}`, { [CREDENTIAL_TYPE]: credential, [REDIS_CREDENTIAL_TYPE]: REDIS_CREDENTIAL }, webhookId);
 	let last = FIRST_DELIVERY_NODE;
 	for (const n of then) {
-		nodes.push(n);
-		connections[last] = { main: [[{ node: n.name, type: 'main', index: 0 }]] };
+		wf.nodes.push(n);
+		wf.connections[last] = { main: [[{ node: n.name, type: 'main', index: 0 }]] };
 		last = n.name;
 	}
-	return { ...example, id: n8nId(`queueDedup${key}`), name: `${example.name} (${key})`, active: false, nodes, connections };
+	return wf;
 }
 
 /** A reply to an incoming message, from the event the example's "Event" node puts back. */

@@ -2,7 +2,9 @@
  * Workflows of this package's nodes, as JSON for `n8n import:workflow`. Shared by the e2e suite and the demo.
  * Parameters follow the node descriptions: `resource` and `operation` always present (n8n drops hidden ones).
  */
-import { n8nId } from './n8n';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { n8nId, REPO_ROOT } from './n8n';
 import { chain, manualTrigger, node, type WfNode, type Workflow, webhookIdFor, webhookTrigger } from './workflow';
 
 export const ACTION_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
@@ -294,13 +296,39 @@ export function templateSendWorkflow(credential: CredentialRef, templateId: numb
 }
 
 export const OPENAI_CREDENTIAL_TYPE = 'openAiApi';
+
+/**
+ * A workflow shipped in examples/, as a user imports it (what is tested is what users get): its
+ * credential placeholders replaced by this deployment's, by credential type (those not given are left
+ * for the user to pick), and its trigger's webhook id.
+ */
+export function exampleWorkflow(
+	file: string,
+	key: string,
+	credentials: Record<string, CredentialRef>,
+	webhookId?: string,
+): Workflow {
+	const example = JSON.parse(readFileSync(join(REPO_ROOT, 'examples', file), 'utf8')) as Omit<Workflow, 'id' | 'active'>;
+	const nodes = example.nodes.map((n) => {
+		const copy: WfNode = { ...n, parameters: structuredClone(n.parameters) };
+		// A credential not given stays unset, for the user to pick in the editor.
+		const kept = Object.keys(n.credentials ?? {}).filter((type) => credentials[type]);
+		delete copy.credentials;
+		if (kept.length) copy.credentials = Object.fromEntries(kept.map((type) => [type, credentials[type]]));
+		if (webhookId && n.type === TRIGGER_TYPE) copy.webhookId = webhookId;
+		return copy;
+	});
+	return { ...example, id: n8nId(key), name: `${example.name} (${key})`, active: false, nodes, connections: structuredClone(example.connections) };
+}
 /** This package's action node as an AI agent's tool: n8n derives the type from `usableAsTool`. */
 export const TOOL_TYPE = 'n8n-nodes-business-messaging.businessMessagingTool';
 
 /**
  * n8n's AI Agent with its OpenAI chat model (pointed at a scripted stand-in through the credential's
- * base URL) and this package's node as two tools whose fields the model fills with `$fromAI`.
- * Run by posting `{ "prompt": "…" }` to the Webhook node; it answers with the agent's output.
+ * base URL) and this package's node as two tools whose fields the model fills with `$fromAI`: Get
+ * Template with the author's own `$fromAI` and description, Send Text as the editor adds it (the tool
+ * variant's defaults and automatic description) with Allowed Recipients from the request.
+ * Run by posting `{ "prompt": "…", "customer": "+…" }` to the Webhook node; it answers with the agent's output.
  */
 export function agentWorkflow(credential: CredentialRef, openAi: CredentialRef, agentVersion: number): Workflow {
 	const key = String(agentVersion).replace('.', '');
@@ -314,21 +342,20 @@ export function agentWorkflow(credential: CredentialRef, openAi: CredentialRef, 
 		model: { __rl: true, mode: 'id', value: 'scripted-model' },
 		options: {},
 	}, { credentials: { [OPENAI_CREDENTIAL_TYPE]: openAi } });
-	const tool = (name: string, description: string, parameters: Record<string, unknown>) =>
-		node(name, TOOL_TYPE, 1, { descriptionType: 'manual', toolDescription: description, ...parameters }, {
-			credentials: { [CREDENTIAL_TYPE]: credential },
-		});
+	const tool = (name: string, parameters: Record<string, unknown>) =>
+		node(name, TOOL_TYPE, 1, parameters, { credentials: { [CREDENTIAL_TYPE]: credential } });
 	const tools = [
-		tool('Get Template', 'Reads one message template by its ID', {
+		tool('Get Template', {
+			descriptionType: 'manual',
+			toolDescription: 'Reads one message template by its ID',
 			resource: 'template',
 			operation: 'get',
 			templateId: { __rl: true, mode: 'id', value: "={{ $fromAI('templateId', 'The template ID, a whole number', 'string') }}" },
 		}),
-		tool('Send Text', 'Sends a text message to a customer', {
+		tool('Send Text', {
 			resource: 'message',
 			operation: 'sendText',
-			phone: "={{ $fromAI('phone', 'The customer phone number with country code', 'string') }}",
-			text: "={{ $fromAI('text', 'The message to send', 'string') }}",
+			allowedRecipients: `={{ $('${hook.name}').item.json.body.customer }}`,
 		}),
 	];
 	const wf = chain(`e2eAgent${key}`, `E2E: AI agent ${agentVersion} with this package as its tools`, [hook, agent]);
