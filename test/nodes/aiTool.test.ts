@@ -132,8 +132,8 @@ describe('as an AI agent’s tool: what the editor offers', () => {
 		);
 		return { values, visible };
 	};
-	const operations = (type: BusinessMessaging) =>
-		shown(type, { resource: 'message' })
+	const operations = (type: BusinessMessaging, resource = 'message') =>
+		shown(type, { resource })
 			.visible.filter((p) => p.name === 'operation')
 			.flatMap((p) => (p.options as Array<{ value: string }>).map((o) => o.value));
 
@@ -150,5 +150,19 @@ describe('as an AI agent’s tool: what the editor offers', () => {
 		const plain = shown(new BusinessMessaging(), { resource: 'message', operation: 'sendText' });
 		expect([plain.values.phone, plain.values.text]).toEqual(['', '']);
 		expect(plain.visible.map((p) => p.name)).not.toContain('allowedRecipients');
+	});
+
+	it('gives every operation offered to an agent its own automatic tool description, naming what it acts on', () => {
+		const tool = toolVariant();
+		const resources = (tool.description.properties.find((p) => p.name === 'resource')?.options as Array<{ value: string }>).map((o) => o.value);
+		const offered = resources.flatMap((resource) => operations(tool, resource).map((operation) => ({ resource, operation })));
+		const descriptions = offered.map((parameters) =>
+			NodeHelpers.getToolDescriptionForNode({ parameters: { ...parameters, descriptionType: 'auto' } } as unknown as INode, tool),
+		);
+		expect(offered.length).toBeGreaterThanOrEqual(9);
+		expect(new Set(descriptions).size).toBe(descriptions.length);
+		for (const [i, text] of descriptions.entries()) {
+			expect(text).toMatch(new RegExp(`${{ message: 'message|media', order: 'order', template: 'template', contact: 'contact', webhook: 'webhook' }[offered[i].resource]}.* in Business Messaging$`, 'i'));
+		}
 	});
 });

@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
 				name: 'Send Media',
 				value: 'sendMedia',
 				description: 'Send an image, video, audio file or document from binary data',
-				action: 'Send a media message',
+				action: 'Send a media file',
 			},
 			{
 				name: 'Send Text',

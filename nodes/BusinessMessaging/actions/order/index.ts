@@ -23,7 +23,7 @@ export const description: INodeProperties[] = [
 				name: 'Update',
 				value: 'update',
 				description: 'Change an order’s status, payment status, dates or notes',
-				action: 'Update an order',
+				action: 'Update the status or details of an order',
 			},
 		],
 		default: 'update',
