@@ -2,6 +2,7 @@
  * Browser suite: n8n's editor in Debian's Chromium (driven by playwright-core) against a real n8n 2.41.1
  * with this package and the sandbox, step by step as a user would. One screenshot per step, in the
  * suite's folder (printed). Page errors and console errors that mention this package fail the suite.
+ * Steps: test/ui/credential.ts, fields.ts (against the README's table), trigger.ts, and the ones below.
  * npm run test:ui  (UI_KEEP=1 keeps the folder even when everything passes)
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -11,14 +12,17 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { installCleanupHandlers, stopAll } from '../e2e/lib/proc';
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { startStack, type Stack } from '../e2e/lib/stack';
+import { listenWorkflow } from '../e2e/checks/listen';
 import { chain, manualTrigger } from '../e2e/lib/workflow';
-import { action } from '../e2e/lib/workflows';
+import { action, webhookTestWorkflow } from '../e2e/lib/workflows';
+import { byTestId as within, WAIT } from './browser';
+import { createCredential } from './credential';
+import { checkFieldsAgainstReadme } from './fields';
+import { listenForTestEvent } from './trigger';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Generous: the CPU is shared with other n8n instances. */
-const WAIT = 60_000;
 
 async function main(): Promise<number> {
 	const started = Date.now();
@@ -61,8 +65,15 @@ async function main(): Promise<number> {
 					manualTrigger(),
 					action('Send Text', credential, { resource: 'message', operation: 'sendText', phone: '12', text: 'hi' }),
 				]),
+				chain('uiFields', 'UI: every resource and operation', [
+					manualTrigger(),
+					action('Business Messaging', credential, { resource: 'message', operation: 'sendText' }),
+				]),
+				listenWorkflow(credential),
+				webhookTestWorkflow(credential),
 			],
-			publish: () => [],
+			// Send Test Event runs on request through its Webhook node.
+			publish: (workflows) => [workflows[6].id],
 		});
 	} catch (error) {
 		report.result('set-up: n8n with the package and the sandbox', false, String(error));
@@ -96,6 +107,7 @@ async function main(): Promise<number> {
 	let step = 0;
 	const run = async (name: string, fn: (page: Page) => Promise<void>) => {
 		const file = join(shots, `${String(++step).padStart(2, '0')}-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
+		const stepStarted = Date.now();
 		await report.run({
 			name,
 			timeoutMs: 150_000,
@@ -108,8 +120,9 @@ async function main(): Promise<number> {
 				if (packageErrors.length) throw new Error(packageErrors.splice(0).join('\n'));
 			},
 		});
+		process.stdout.write(`# step ${step}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
 	};
-	const byTestId = (id: string) => page.locator(`[data-test-id="${id}"]`);
+	const byTestId = (id: string) => within(page, id);
 
 	await run('log in', async () => {
 		await page.goto(`${n8n.baseUrl}/signin`);
@@ -137,22 +150,19 @@ async function main(): Promise<number> {
 		}
 	});
 
-	await run('credential Test: success, then a wrong client secret shows the service’s 401 in words', async () => {
-		await page.goto(`${n8n.baseUrl}/home/credentials/${stack!.credential.id}`);
-		const dialog = byTestId('credential-edit-dialog');
-		await dialog.waitFor();
-		await byTestId('credential-save-button').click();
-		await byTestId('credentials-config-container-test-success').waitFor();
-		const secret = dialog.locator('[data-test-id="parameter-input-clientSecret"] input, input[type="password"]').first();
-		await secret.fill('not-the-right-secret');
-		await byTestId('credential-save-button').click();
-		await dialog.getByText('Couldn’t connect with these settings', { exact: false }).first().waitFor();
-		await dialog.getByText('More details', { exact: true }).first().click();
-		await page.getByText('The service rejected the signed request (401)', { exact: false }).filter({ visible: true }).first().waitFor();
-		// Put the right secret back: the next steps run workflows with this credential.
-		await secret.fill(stack!.sandbox.credentials.clientSecret);
-		await byTestId('credential-save-button').click();
-		await byTestId('credentials-config-container-test-success').waitFor();
+	await run('create the credential: Test succeeds, then a wrong client secret shows the service’s 401 in words', async () => {
+		await createCredential(page, n8n.baseUrl, stack!.sandbox);
+	});
+
+	await run('every resource and operation shows the fields the README lists', async () => {
+		await page.goto(`${n8n.baseUrl}/workflow/${stack!.workflows[4].id}`);
+		await byTestId('canvas-node').filter({ hasText: 'Business Messaging' }).first().dblclick();
+		const problems = await checkFieldsAgainstReadme(page, byTestId('node-parameters'));
+		if (problems.length) throw new Error(problems.join('\n'));
+	});
+
+	await run('trigger panel: Production and Test URLs; listening receives the sandbox’s signed test event', async () => {
+		await listenForTestEvent(page, stack!, stack!.workflows[5], stack!.workflows[6]);
 	});
 
 	const send = stack.workflows[0];
@@ -162,6 +172,8 @@ async function main(): Promise<number> {
 		await byTestId('canvas-node-status-success').first().waitFor();
 		await byTestId('canvas-node').filter({ hasText: 'Send Text' }).first().dblclick();
 		const output = byTestId('ndv');
+		// n8n remembers the last view (the trigger step used JSON); the table shows each value in its own cell.
+		await within(byTestId('output-panel'), 'radio-button-table').click();
 		await output.getByText(/^wamid\.\d+$/).filter({ visible: true }).first().waitFor();
 		await output.getByText('+4915112345678', { exact: true }).filter({ visible: true }).first().waitFor();
 	});

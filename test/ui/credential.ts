@@ -1,0 +1,51 @@
+/**
+ * The credential created from scratch, as a new user does: Create credential → search "Business
+ * Messaging" → fill the fields → Save, which tests it (success); then a wrong client secret shows the
+ * service's 401 in words.
+ */
+import type { Page } from 'playwright-core';
+import type { SandboxProcess } from '../e2e/lib/sandbox';
+import { assert } from '../e2e/lib/report';
+import { byTestId } from './browser';
+
+export async function createCredential(page: Page, baseUrl: string, sandbox: SandboxProcess): Promise<void> {
+	const values = sandbox.credentials;
+	await page.goto(`${baseUrl}/home/credentials`);
+	await byTestId(page, 'add-resource-credential').click();
+	await byTestId(page, 'new-credential-type-select').locator('input').fill('Business Messaging');
+	await byTestId(page, 'new-credential-type-select-option').filter({ hasText: 'Business Messaging API' }).click();
+	await byTestId(page, 'new-credential-type-button').click();
+	const dialog = byTestId(page, 'credential-edit-dialog');
+	const field = (name: string, label: string) => {
+		const input = byTestId(dialog, `parameter-input-${name}`).locator('input');
+		// The label a user reads; required fields carry a `*`.
+		const text = new RegExp(`^${label.replace(/[()]/g, '\\$&')}\\s*\\*?$`);
+		return { input, label: dialog.getByText(text).filter({ visible: true }).first() };
+	};
+	const fields = [
+		{ ...field('baseUrl', 'Base URL'), value: values.baseUrl },
+		{ ...field('clientId', 'Client ID'), value: values.clientId },
+		{ ...field('clientSecret', 'Client Secret'), value: values.clientSecret },
+		{ ...field('domain', 'Workspace Domain'), value: values.domain },
+		{ ...field('webhookSecret', 'Webhook Secret'), value: values.webhookSecret },
+		{ ...field('phoneNumberId', 'Default Sender (Phone Number ID)'), value: values.phoneNumberId },
+	];
+	for (const { input, label, value } of fields) {
+		await label.waitFor();
+		await input.fill(value);
+	}
+	const since = await sandbox.mark();
+	// Saving tests the credential (n8n runs its test request).
+	await byTestId(page, 'credential-save-button').click();
+	await byTestId(page, 'credentials-config-container-test-success').waitFor();
+	const tested = (await sandbox.requests(since)).filter((r) => r.path === '/templates');
+	assert(tested.length > 0 && tested.every((r) => r.authOk), `the Test reached the sandbox signed: ${JSON.stringify(tested.map((r) => [r.path, r.authOk]))}`);
+
+	await fields[2].input.fill('not-the-right-secret');
+	await byTestId(page, 'credential-save-button').click();
+	await dialog.getByText('Couldn’t connect with these settings', { exact: false }).first().waitFor();
+	await dialog.getByText('More details', { exact: true }).first().click();
+	await page.getByText('The service rejected the signed request (401)', { exact: false }).filter({ visible: true }).first().waitFor();
+	// The secret never shows in the dialog.
+	assert(!(await dialog.innerText()).includes(values.clientSecret), 'the dialog shows the client secret');
+}
