@@ -64,8 +64,8 @@ function answer(context: IWebhookFunctions, statusCode: number, body: IDataObjec
 }
 
 /**
- * Refuses a delivery: the sender gets the same answer in every mode. While "Listen for test event"
- * runs, the editor gets an item saying which check failed. In production the refusal is logged and
+ * Refuses a delivery: the sender gets the same answer in every mode. While the editor listens for a
+ * test event, it gets an item saying which check failed. In production the refusal is logged and
  * counted, and with *Report Refused Deliveries* at most one summary run starts per interval.
  */
 function refuse(context: IWebhookFunctions, refusal: Refusal, options: TriggerOptions): IWebhookResponseData {
@@ -192,7 +192,7 @@ export class BusinessMessagingTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'In the service’s dashboard, set the webhook URL to this node’s Production URL (under Webhook URLs above) and activate the workflow. The Test URL only listens while "Listen for test event" runs, so keep the Production URL in the dashboard. Copy the dashboard’s webhook secret into the credential’s Webhook Secret.',
+					'In the service’s dashboard, set the webhook URL to this node’s Production URL (under Webhook URLs above) and activate the workflow. The Test URL only listens while the panel says "Listening for test event" (after Execute step), so keep the Production URL in the dashboard. Copy the dashboard’s webhook secret into the credential’s Webhook Secret.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',

@@ -54,7 +54,7 @@ const ENVELOPE = {
 	whatToCheck: 'The body is signed JSON but lacks the event’s `event`, `timestamp` or `data`. Check that the URL receives only the service’s events.',
 };
 
-/** The item shown in the editor while "Listen for test event" runs. */
+/** The item shown in the editor while the trigger listens for a test event (Execute step). */
 export function refusalItem(refusal: Refusal): IDataObject {
 	const { check, whatToCheck } = WHAT_TO_CHECK[refusal.reason] ?? ENVELOPE;
 	return {

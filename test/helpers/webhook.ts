@@ -74,7 +74,7 @@ export interface TriggerSetup {
 	parameters?: INodeParameters;
 	/** Credential data, or null for a node whose credential cannot be loaded. */
 	credentials?: ICredentialDataDecryptedObject | null;
-	/** `webhook` is a production (active workflow) request, `manual` is "Listen for test event". */
+	/** `webhook` is a production (active workflow) request, `manual` is listening for a test event (Execute step). */
 	mode?: WorkflowExecuteMode;
 	/** Static data as n8n saved it (e.g. `savedStaticData()` of an earlier harness). */
 	staticData?: IDataObject;

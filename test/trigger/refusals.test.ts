@@ -1,5 +1,5 @@
 /**
- * Refused deliveries: while "Listen for test event" runs (mode `manual`) the editor gets an item
+ * Refused deliveries: while the editor listens for a test event (Execute step, mode `manual`) the editor gets an item
  * naming the failed check; in production they are logged with the reason and counted, and the
  * optional summary starts at most one run per interval. The sender's answer is the same in both modes.
  * Also: the service's test event is marked in the item.

@@ -1,5 +1,5 @@
 /**
- * The trigger while the editor's "Listen for test event" runs (n8n mode `manual`): a refused delivery
+ * The trigger while the editor listens for a test event (Execute step, n8n mode `manual`): a refused delivery
  * ends the listening with an item saying which check failed, and the service's test event (Webhook →
  * Send Test Event) arrives marked as such. Listening is started with the REST call the editor makes:
  * `POST /rest/workflows/:id/run` with the trigger as destination (n8n's workflows controller).
@@ -25,7 +25,7 @@ export function listenWorkflow(credential: CredentialRef): Workflow {
 	]);
 }
 
-/** What the editor does on "Listen for test event"; answers with the Test URL. */
+/** What the editor does on the trigger's Execute step (listen for a test event); answers with the Test URL. */
 async function listen(n8n: N8n, workflow: Workflow): Promise<string> {
 	const res = await n8n.rest<{ data?: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflow.id}/run`, {
 		destinationNode: { nodeName: TRIGGER_NODE, mode: 'inclusive' },

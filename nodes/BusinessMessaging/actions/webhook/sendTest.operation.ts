@@ -7,7 +7,7 @@ import { optionsField } from '../common.descriptions';
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'Asks the service to send a test event to the webhook URL set in its dashboard. To check the whole path, put a Business Messaging Trigger’s Test URL there, click its "Listen for test event", then run this: the event arrives marked as the service’s test event, or an item says why it was refused.',
+			'Asks the service to send a test event to the webhook URL set in its dashboard. To check the whole path, put a Business Messaging Trigger’s Test URL there, click Execute step on it (it then says "Listening for test event"), then run this: the event arrives marked as the service’s test event, or an item says why it was refused.',
 		name: 'sendTestNotice',
 		type: 'notice',
 		default: '',
