@@ -14,7 +14,8 @@ import { createReporter, runSuite } from '../e2e/lib/report';
 import { startStack, type Stack } from '../e2e/lib/stack';
 import { listenWorkflow } from '../e2e/checks/listen';
 import { chain, manualTrigger } from '../e2e/lib/workflow';
-import { action, webhookTestWorkflow } from '../e2e/lib/workflows';
+import { action, CREDENTIAL_TYPE, exampleWorkflow, webhookTestWorkflow } from '../e2e/lib/workflows';
+import { checkAgentToolPanel } from './agentTool';
 import { byTestId as within, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
@@ -71,6 +72,7 @@ async function main(): Promise<number> {
 				]),
 				listenWorkflow(credential),
 				webhookTestWorkflow(credential),
+				exampleWorkflow('support-bot.json', 'uiSupportBot', { [CREDENTIAL_TYPE]: credential }),
 			],
 			// Send Test Event runs on request through its Webhook node.
 			publish: (workflows) => [workflows[6].id],
@@ -187,6 +189,10 @@ async function main(): Promise<number> {
 		// The sandbox's search answers: only matching templates stay listed.
 		await byTestId('rlc-item').filter({ hasText: 'shipping_notice' }).filter({ visible: true }).first().waitFor();
 		await byTestId('rlc-item').filter({ hasText: 'welcome_' }).filter({ visible: true }).first().waitFor({ state: 'hidden' });
+	});
+
+	await run('as an AI agent’s tool (the shipped support bot): Allowed Recipients, fields the model fills, no Send and Wait', async () => {
+		await checkAgentToolPanel(page, n8n.baseUrl, stack!.workflows[7].id);
 	});
 
 	const badPhone = stack.workflows[3];
