@@ -129,6 +129,21 @@ async function startDemo(env: Record<string, string>): Promise<Demo> {
 	return { ...started, n8nUrl, sandboxPort: Number(new URL(sandboxUrl).port) };
 }
 
+/** The workflows a newcomer finds in the demo's n8n, logged in as the banner says. */
+async function demoWorkflowNames(demo: Demo): Promise<string[]> {
+	const [, email, password] = /log in as\s+(\S+)\s+\/\s+(\S+)/.exec(demo.output()) ?? [];
+	const login = await fetch(`${demo.n8nUrl}/rest/login`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+	});
+	assert(login.ok, `logging in as the banner says (${email}): ${login.status}`);
+	const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+	const res = await fetch(`${demo.n8nUrl}/rest/workflows`, { headers: { Cookie: cookie, 'browser-id': 'demo-stop' } });
+	const body = (await res.json()) as { data: Array<{ name: string }> };
+	return body.data.map((w) => w.name);
+}
+
 /** Waits (generously: the machine is shared) until none of `procs` runs; returns those still running. */
 async function waitUntilGone(procs: Proc[], timeoutMs = 90_000): Promise<Proc[]> {
 	const deadline = Date.now() + timeoutMs;
@@ -169,7 +184,7 @@ async function main(): Promise<void> {
 	const cleanups: Array<() => void> = [];
 
 	await reporter.run({
-		name: 'with its n8n port busy, the demo says so and names the address to open instead; Ctrl-C in the terminal of npm run demo (SIGINT to its process group) stops every process it started and frees the ports',
+		name: 'with its n8n port busy, the demo says so and names the address to open instead; it offers the example workflows, the support bot included; Ctrl-C in the terminal of npm run demo (SIGINT to its process group) stops every process it started and frees the ports',
 		timeoutMs: 35 * 60_000,
 		fn: async () => {
 			const busyPort = await freePort();
@@ -183,6 +198,8 @@ async function main(): Promise<void> {
 
 			const health = await fetch(`${demo.n8nUrl}/healthz/readiness`);
 			assert(health.ok, `the address the demo named does not answer as n8n: ${health.status}`);
+			const names = await demoWorkflowNames(demo);
+			assert(names.some((name) => name.startsWith('Business Messaging: support bot')), `the demo's workflows: ${names.join(', ')}`);
 			const signalledAt = Date.now();
 			demo.npm.stdin?.write('\x03'); // Ctrl-C
 			await checkEverythingStopped([Number(new URL(demo.n8nUrl).port), demo.sandboxPort], started, signalledAt);
