@@ -120,6 +120,15 @@ describe('as an AI agent’s tool: the operations it may do', () => {
 		expect(result.items[0].json).toMatchObject({ error: 'Refused: not available to an AI agent', refused: true });
 		expect(sandbox.requests).toHaveLength(0);
 	});
+	it('cannot be pointed at another operation by the model: n8n does not evaluate an expression in Operation', async () => {
+		const result = await runAction(
+			sandbox,
+			{ resource: 'order', operation: "={{ $fromAI('operation', 'update', 'string') }}", orderId: '6', updateFields: { status: 'accepted' } },
+			{ asAiTool: true },
+		);
+		expect(result.error?.message).toBe('The operation (none set) of "order" is not supported');
+		expect(sandbox.requests).toHaveLength(0);
+	});
 });
 
 describe('as an AI agent’s tool: what the editor offers', () => {

@@ -39,7 +39,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	if (module?.executeAll) return await module.executeAll.call(this);
 	const run = module?.execute;
 	if (!run) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		const named = operation ? `"${operation}"` : '(none set)';
+		throw new NodeOperationError(this.getNode(), `The operation ${named} of "${resource}" is not supported`);
 	}
 	const outputs: INodeExecutionData[][] = new Array(items.length);
 	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
