@@ -15,7 +15,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from './lib/n8n';
+import { loginCookie, REPO_ROOT } from './lib/n8n';
 import { freePort, sleep, waitFor } from './lib/proc';
 import { assert, createReporter } from './lib/report';
 
@@ -132,13 +132,7 @@ async function startDemo(env: Record<string, string>): Promise<Demo> {
 /** The workflows a newcomer finds in the demo's n8n, logged in as the banner says. */
 async function demoWorkflowNames(demo: Demo): Promise<string[]> {
 	const [, email, password] = /log in as\s+(\S+)\s+\/\s+(\S+)/.exec(demo.output()) ?? [];
-	const login = await fetch(`${demo.n8nUrl}/rest/login`, {
-		method: 'POST',
-		headers: { 'Content-Type': 'application/json' },
-		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
-	});
-	assert(login.ok, `logging in as the banner says (${email}): ${login.status}`);
-	const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+	const cookie = await loginCookie(demo.n8nUrl, { email, password });
 	const res = await fetch(`${demo.n8nUrl}/rest/workflows`, { headers: { Cookie: cookie, 'browser-id': 'demo-stop' } });
 	const body = (await res.json()) as { data: Array<{ name: string }> };
 	return body.data.map((w) => w.name);

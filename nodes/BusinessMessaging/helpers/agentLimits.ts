@@ -50,7 +50,7 @@ export function operationRefusal(resource: string, operation: string): IDataObje
 	return why ? { error: 'Refused: not available to an AI agent', description: `${why}.`, refused: true } : undefined;
 }
 
-export const ANY_RECIPIENT = '*';
+const ANY_RECIPIENT = '*';
 
 /** The tool variant's limit on message sends. */
 export const allowedRecipientsField: INodeProperties = {
@@ -90,8 +90,8 @@ function digitsOf(phone: string): string {
  * The same field twice: as the user knows it on the plain node, and on the tool variant filled by the
  * model by default, with a `$fromAI` hint saying what the model should put there.
  */
-export function filledByModel(property: INodeProperties, hint: string, type: 'string' | 'number' = 'string'): INodeProperties[] {
-	const fromAi = `={{ $fromAI('${property.name}', '${hint.replace(/'/g, '’')}', '${type}') }}`;
+export function filledByModel(property: INodeProperties, hint: string): INodeProperties[] {
+	const fromAi = `={{ $fromAI('${property.name}', '${hint.replace(/'/g, '’')}', 'string') }}`;
 	return [
 		{ ...property, displayOptions: shownWhen(property, OFF_TOOL) },
 		{

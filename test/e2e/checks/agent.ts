@@ -5,6 +5,7 @@
  */
 import { makeTemplate } from '../../sandbox/seed';
 import type { ExecutionSummary, N8n } from '../lib/n8n';
+import { waitFor } from '../lib/proc';
 import type { ScriptedModel, Scenario } from '../lib/model';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../lib/stack';
@@ -79,11 +80,10 @@ async function ask(n8n: N8n, workflow: Workflow, scenario: string): Promise<{ ex
 		});
 	// n8n registers an activated workflow's webhook a moment after the API says it is active; an
 	// unregistered webhook answers 404 and starts nothing, so asking again is safe.
-	let res = await post();
-	for (let waited = 0; res.status === 404 && waited < 30_000; waited += 500) {
-		await new Promise((resolve) => setTimeout(resolve, 500));
-		res = await post();
-	}
+	const res = await waitFor(`the webhook of ${workflow.name}`, async () => {
+		const r = await post();
+		return r.status === 404 ? undefined : r;
+	}, 30_000, 500);
 	const answer = await res.text();
 	// The first agent run loads LangChain: give it time on a busy machine.
 	const [execution] = await n8n.waitForExecutions(workflow.id, before + 1, 180_000);

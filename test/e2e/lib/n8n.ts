@@ -96,6 +96,17 @@ async function statusAndBody<T>(res: Response): Promise<{ status: number; body: 
 	}
 }
 
+/** Logs in to n8n's REST API as `owner`; the session cookie (n8n-auth). */
+export async function loginCookie(baseUrl: string, owner: { email: string; password: string }): Promise<string> {
+	const res = await fetch(`${baseUrl}/rest/login`, {
+		method: 'POST',
+		headers: { 'Content-Type': 'application/json' },
+		body: JSON.stringify({ emailOrLdapLoginId: owner.email, password: owner.password }),
+	});
+	if (!res.ok) throw new Error(`POST /rest/login: ${res.status} ${(await res.text()).slice(0, 300)}`);
+	return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+}
+
 export class N8n {
 	readonly installDir: string;
 	readonly home: string;
@@ -346,23 +357,7 @@ export class N8n {
 	/** Logs in as the owner (cookie for /rest); sets the owner up first where n8n cannot take it from the environment. */
 	async login(): Promise<void> {
 		if (!this.features.ownerFromEnv) await this.setUpOwner();
-		const res = await waitFor(
-			'owner login',
-			async () => {
-				const r = await fetch(`${this.baseUrl}/rest/login`, {
-					method: 'POST',
-					headers: { 'Content-Type': 'application/json' },
-					body: JSON.stringify({ emailOrLdapLoginId: this.owner.email, password: this.owner.password }),
-				});
-				if (r.ok) return r;
-				const text = await r.text();
-				throw new Error(`POST /rest/login: ${r.status} ${text.slice(0, 300)}`);
-			},
-			30_000,
-			500,
-		);
-		const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]);
-		this.cookie = cookies.join('; ');
+		this.cookie = await waitFor('owner login', async () => await loginCookie(this.baseUrl, this.owner), 30_000, 500);
 		if (!this.cookie.includes('n8n-auth=')) throw new Error('login gave no n8n-auth cookie');
 	}
 
