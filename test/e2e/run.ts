@@ -83,7 +83,7 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, the shipped
  * support bot, retry chains (they rest on what n8n copies into a retry), no secret leaks.
  */
-const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|support-bot example|retry chain|no secret appears/;
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|support-bot example|Retry chain|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
