@@ -78,10 +78,10 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 }
 
 /**
- * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, the shipped
- * support bot, no secret leaks.
+ * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, duplicates
+ * at once and across a restart (they rest on how each n8n answers and saves), the shipped support bot, no secret leaks.
  */
-const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|support-bot example|no secret appears/;
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|support-bot example|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps

@@ -195,7 +195,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 			},
 		},
 		{
-			name: 'trigger: ten different events accepted at the same moment are all remembered: after an n8n restart a repeat of each starts nothing',
+			name: 'trigger: ten different events accepted at the same moment are all remembered: once a later request handed them to n8n, after an n8n restart a repeat of each starts nothing',
 			timeoutMs: 240_000,
 			fn: async () => {
 				const before = (await settledExecutions(n8n, workflowId)).length;
@@ -205,6 +205,11 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 				const answers = await Promise.all(bodies.map((b) => postSigned(productionUrl, secret, b, now)));
 				assertEqual(answers.map((a) => [a.status, a.body]), Array(10).fill([200, '{"received":true}']), 'answers');
 				await expectExecutionCount(n8n, workflowId, before + 10, 500);
+				// The trigger hands acknowledged deliveries to the static data with a later request; n8n saves
+				// it for a request the trigger answers itself on every version (2.x discards it on a request
+				// that starts a run).
+				const repeat = await postSigned(productionUrl, secret, bodies[0], Math.floor(Date.now() / 1000));
+				assert(/duplicate/.test(repeat.body), `answer to the repeat before the restart: ${repeat.body}`);
 
 				await n8n.stop();
 				await n8n.start();
