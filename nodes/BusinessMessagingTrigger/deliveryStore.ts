@@ -199,6 +199,11 @@ export async function claimDelivery(scope: string, store: IDataObject, key: stri
 	};
 }
 
+/** Static data that remembers these deliveries (`[deliveryKey, acceptedAt seconds]`, oldest first; tests, benchmarks). */
+export function rememberedDeliveries(deliveries: Array<[string, number]>): IDataObject {
+	return { [STORE_FIELD]: pack(new Map(deliveries.map(([key, at]) => [key.slice(0, KEY_DIGITS), at]))) };
+}
+
 /** How many deliveries the static data remembers (tests, benchmarks). */
 export function storedDeliveryCount(store: IDataObject): number {
 	return parseStored(store).size;
