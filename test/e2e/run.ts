@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks } from './checks/trigger';
+import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
@@ -17,6 +17,7 @@ import {
 	PACED_HOOK,
 	PACED_RATE,
 	REPEATS_HOOK,
+	RETRY_AFTER_REQUEST_HOOK,
 	RETRY_HOOK,
 	RETRY_ON_FAIL_HOOK,
 	sendingChecks,
@@ -36,6 +37,7 @@ import { webhookIdFor } from './lib/workflow';
 import {
 	bareTriggerWorkflow,
 	TRIGGER_TYPE,
+	bulkTextAfterRequestWorkflow,
 	bulkTextWorkflow,
 	contactWorkflow,
 	httpRequestWorkflow,
@@ -78,10 +80,11 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 }
 
 /**
- * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, the shipped
- * support bot, no secret leaks.
+ * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, duplicates
+ * at once and across a restart (they rest on how each n8n answers and saves), the shipped support bot,
+ * retry chains (they rest on what n8n copies into a retry), no secret leaks.
  */
-const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|support-bot example|no secret appears/;
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|support-bot example|Retry chain|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -129,6 +132,7 @@ export async function e2eSuite(options: {
 				...sendAndWaitWorkflows(credential),
 				listenWorkflow(credential),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
+				bulkTextAfterRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId, RETRY_AFTER_REQUEST_HOOK),
 				bulkTextWorkflow('e2eBulkRetryOnFail', credential, RETRY_ON_FAIL_HOOK, { parallelRequests: 1 }, {
 					retryOnFail: true,
 					maxTries: 2,
@@ -158,6 +162,7 @@ export async function e2eSuite(options: {
 						]
 					: []),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
+				...upgradedTriggerWorkflows(credential),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],

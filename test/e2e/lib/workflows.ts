@@ -237,13 +237,15 @@ export function bareTriggerWorkflow(
 	options: Record<string, unknown> = {},
 	id = 'e2eBareTrigger',
 	name = 'E2E: bare trigger for adversarial cases',
+	saved: { typeVersion?: number; staticData?: Record<string, unknown> } = {},
 ): Workflow {
-	return chain(id, name, [
-		node('Business Messaging Trigger', TRIGGER_TYPE, 2, { events: ['*'], options }, {
+	const workflow = chain(id, name, [
+		node('Business Messaging Trigger', TRIGGER_TYPE, saved.typeVersion ?? 2, { events: ['*'], options }, {
 			credentials: { [CREDENTIAL_TYPE]: credential },
 			webhookId,
 		}),
 	]);
+	return saved.staticData ? Object.assign(workflow, { staticData: saved.staticData }) : workflow;
 }
 
 /**
@@ -273,6 +275,40 @@ export function bulkTextWorkflow(
 			},
 			extra,
 		),
+	]);
+}
+
+/**
+ * Bulk send behind an HTTP Request node (one GET to the sandbox per message): when that request fails,
+ * the execution fails before Send Text ever ran.
+ */
+export function bulkTextAfterRequestWorkflow(credential: CredentialRef, baseUrl: string, phoneNumberId: string, hookPath: string): Workflow {
+	return chain('e2eBulkAfterRequest', `E2E: bulk send after a request (${hookPath})`, [
+		webhookTrigger(hookPath),
+		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
+		node(
+			'HTTP GET Orders',
+			'n8n-nodes-base.httpRequest',
+			4.2,
+			{
+				authentication: 'predefinedCredentialType',
+				nodeCredentialType: CREDENTIAL_TYPE,
+				method: 'GET',
+				url: `${baseUrl}/orders`,
+				sendQuery: true,
+				queryParameters: { parameters: [{ name: 'phone_number_id', value: phoneNumberId }, { name: 'limit', value: '1' }] },
+				options: {},
+			},
+			{ credentials: { [CREDENTIAL_TYPE]: credential } },
+		),
+		action('Send Text', credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone: "={{ $('Split Out').item.json.phone }}",
+			text: "={{ $('Split Out').item.json.text }}",
+			options: { parallelRequests: 1 },
+		}),
 	]);
 }
 
