@@ -177,8 +177,10 @@ async function main(): Promise<number> {
 
 	const regularSetUp = 'set-up, regular mode: one n8n process (SQLite) with the three receivers active, the sandbox';
 	let regular: Stack | undefined;
+	let tarball: string | undefined;
 	if (modeSelected('regular')) try {
 		regular = await startStack({ ...common, dir: join(dir, 'regular') });
+		tarball = regular.tarball;
 		report.result(regularSetUp, true);
 		await runCases(report, 'regular', regular, list, regular.n8n, 'start', log);
 	} catch (error) {
@@ -189,7 +191,7 @@ async function main(): Promise<number> {
 
 	const queueSetUp = 'set-up, queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker with the three receivers active';
 	if (modeSelected('queue')) try {
-		const queue = await startQueueStack({ ...common, dir: join(dir, 'queue') });
+		const queue = await startQueueStack({ ...common, dir: join(dir, 'queue'), tarball });
 		try {
 			report.result(queueSetUp, true);
 			await runCases(report, 'queue', queue, list, queue.webhooks[0], 'webhook', log);
