@@ -9,7 +9,8 @@
  * restart. Test runs (mode `manual`) save nothing, as in n8n's TestWebhooks.
  *
  * How n8n answers around the node is reproduced too: `application/json` bodies that are not JSON get
- * 422 before the node runs; `{ workflowData }` gets the onReceived answer (200); a throw gets 500.
+ * 422 before the node runs; `{ workflowData }` gets the onReceived answer (200); a throw gets 500 unless the
+ * node answered first.
  */
 
 import { Container } from '@n8n/di';
@@ -377,7 +378,10 @@ export class TriggerHarness {
 		}
 
 		if (threw !== undefined || result === undefined) {
-			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
+			// n8n answers 500 unless the node already answered; then the sender keeps the node's answer
+			// (n8n's own 500 fails with "Cannot set headers after they are sent", seen in its log only).
+			const answered = res.headersSent;
+			return { statusCode: answered ? res.statusCode : 500, body: answered ? res.body : { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
 		if (result.workflowData !== undefined) {
 			// What n8n 2.41 answers in onReceived mode once the run is queued, unless the node answered
