@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks } from './checks/trigger';
+import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
@@ -78,10 +78,10 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 }
 
 /**
- * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, the shipped
- * support bot, no secret leaks.
+ * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, duplicates
+ * at once and across a restart (they rest on how each n8n answers and saves), the shipped support bot, no secret leaks.
  */
-const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|support-bot example|no secret appears/;
+const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|support-bot example|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -158,6 +158,7 @@ export async function e2eSuite(options: {
 						]
 					: []),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
+				...upgradedTriggerWorkflows(credential),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
