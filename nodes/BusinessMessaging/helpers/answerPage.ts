@@ -41,11 +41,11 @@ function page(title: string, body: string): string {
 :root{--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#57606a;--line:#d0d7de;--approve:#1a7f37;--decline:#b42318;--send:#0b57d0}
 @media (prefers-color-scheme:dark){:root{--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#9da7b3;--line:#3d444d;--approve:#238636;--decline:#ff7b72;--send:#4493f8}}
 body{margin:0;font:1.0625rem/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--text)}
-main{max-width:30rem;margin:0 auto;padding:1.5rem 1rem}
+main{max-width:30rem;margin:0 auto;padding:1.5rem 16px}
 h1{font-size:1.25rem;margin:0 0 .75rem}
 p{margin:0 0 1rem}
 .from{color:var(--muted);font-size:.95rem;margin-bottom:.5rem}
-.question{background:var(--card);border:1px solid var(--line);border-radius:.6rem;padding:1rem;margin:0 0 1.25rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.question{background:var(--card);border:1px solid var(--line);border-radius:.6rem;padding:.75rem 14px;margin:0 0 1.25rem;white-space:pre-wrap;overflow-wrap:anywhere}
 form{display:flex;flex-direction:column;gap:.75rem}
 button{font:inherit;font-weight:600;padding:.9rem 1rem;border-radius:.6rem;border:0;min-height:3rem;cursor:pointer;overflow-wrap:anywhere}
 .approve{background:var(--approve);color:#fff}
