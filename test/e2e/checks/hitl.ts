@@ -12,7 +12,7 @@ import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../lib/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../lib/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, OPENAI_CREDENTIAL_TYPE, TOOL_TYPE } from '../lib/workflows';
-import { answer, finished } from './sendAndWait';
+import { answer, execution, finished } from './sendAndWait';
 
 const REVIEWER = '+15550000401';
 const CUSTOMER = '+15550000402';
@@ -43,8 +43,8 @@ export function hitlWorkflow(credential: CredentialRef, openAi: CredentialRef): 
 		resource: 'message',
 		operation: 'sendAndWait',
 		phone: REVIEWER,
-		// n8n's own default for the review message.
-		message: '=The agent wants to run this tool: {{ $tool.name }}\n\nInput:\n{{ $tool.parameters }}',
+		// n8n's default message with the input as JSON (n8n's own `{{ $tool.parameters }}` prints [object Object]).
+		message: '=The agent wants to run this tool: {{ $tool.name }}\n\nInput:\n{{ JSON.stringify($tool.parameters) }}',
 		responseType: 'approval',
 		approvalType: 'double',
 	}, { credentials: { [CREDENTIAL_TYPE]: credential } });
@@ -84,6 +84,8 @@ async function start(stack: Stack, workflow: Workflow, scenario: string): Promis
 	assert(link, `no link in the review question: ${body}`);
 	const executionId = /\/webhook-waiting\/([^/]+)\//.exec(link)?.[1];
 	assert(executionId, `no execution in ${link}`);
+	// The message goes out just before n8n saves the execution as waiting; until then the link answers 409.
+	await waitFor(`execution ${executionId} to wait`, async () => (await execution(n8n, workflow.id, executionId))?.status === 'waiting' || undefined, 60_000, 300);
 	return { link, executionId, question: body };
 }
 

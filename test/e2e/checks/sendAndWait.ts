@@ -78,7 +78,7 @@ export function sendAndWaitWorkflows(credential: CredentialRef): Workflow[] {
 }
 
 /** One execution by id: n8n 1.x leaves a waiting execution out of its list (it is still active there). */
-async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
+export async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
 	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
 	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
 }
