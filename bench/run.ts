@@ -136,7 +136,7 @@ async function main(): Promise<number> {
 						return await benchReceivingUnder(ctx, workflows, recvSeconds, setting, id);
 					});
 				}
-				tables['2d'] = benchVerification(stack.sandbox.credentials.webhookSecret, '2d');
+				tables['2d'] = await benchVerification(stack.sandbox.credentials.webhookSecret, '2d');
 			}
 		}
 		if (sections.has('queue')) {

@@ -24,7 +24,7 @@ import { countRefusal, refusalItem, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 
 /**
- * One POST endpoint, answered as soon as the event is accepted. There is no `webhookMethods`
+ * One POST endpoint. n8n answers an accepted event once it holds the run; the node answers the rest. There is no `webhookMethods`
  * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
  * Production URL into the service's dashboard (see the notice in the node). Declared outside the
  * description because n8n's community lint asks any description listing webhooks inline for that
@@ -145,26 +145,25 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// hide the event the user is waiting for.
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
 		const scope = `${this.getWorkflow().id ?? ''}/${this.getNode().id}`;
-		if (!claimDelivery(scope, this.getWorkflowStaticData('node'), key, nowSeconds)) {
-			return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
-		}
+		const claim = await claimDelivery(scope, this.getWorkflowStaticData('node'), key, nowSeconds);
+		if (claim.outcome === 'duplicate') return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
+		settleWhenAnswered(this.getResponseObject(), claim.settle);
 	}
 
 	const json: IDataObject = options.outputDataOnly
 		? { ...data, ...testEventMark(data) }
 		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data) };
-	if (options.allowDuplicates === true) {
-		// Nothing remembered, so nothing to save: n8n answers (with `webhookResponse`, see WEBHOOKS) once
-		// the run is queued, so an event answered 200 is never lost when n8n stops right after answering.
-		return { workflowData: [[{ json }]], webhookResponse: ACCEPTED };
-	}
-	// With the duplicate store, answer here rather than leave it to n8n: with `noWebhookResponse` n8n
-	// saves the static data (the remembered delivery) before it starts the run. Otherwise starting the run
-	// re-wraps the same static data object and clears its "changed" mark, and n8n 2.41 never saves the new
-	// key. The cost: a process killed between this answer and queueing the run loses the event (README,
-	// Queue mode).
-	answer(this, 200, ACCEPTED);
-	return { noWebhookResponse: true, workflowData: [[{ json }]] };
+	// n8n answers (with `webhookResponse`, see WEBHOOKS) once it holds the run: the 2xx the service stops
+	// retrying on is sent only for an event n8n will run.
+	return { workflowData: [[{ json }]], webhookResponse: ACCEPTED };
+}
+
+/**
+ * Reports n8n's answer to a claimed delivery: 2xx means the run exists; any other answer, or a
+ * connection closed before one, frees the delivery so the service's retry runs it.
+ */
+function settleWhenAnswered(response: ReturnType<IWebhookFunctions['getResponseObject']>, settle: (acknowledged: boolean) => void): void {
+	response.once('close', () => settle(response.headersSent && response.statusCode >= 200 && response.statusCode < 300));
 }
 
 export class BusinessMessagingTrigger implements INodeType {

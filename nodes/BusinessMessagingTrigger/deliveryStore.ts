@@ -15,7 +15,7 @@ export const REMEMBER_FOR_SECONDS = RETRY_HORIZON_SECONDS + 3600;
 
 /**
  * Most bodies remembered at once; beyond it the oldest are forgotten first. Each costs 24 characters of
- * the workflow's static data, which n8n reads with every request and writes whenever an event is accepted.
+ * the workflow's static data, which n8n reads with every request; the trigger hands it back at most once a second.
  */
 export const MAX_REMEMBERED_DELIVERIES = 2000;
 
@@ -69,18 +69,29 @@ function pack(accepted: Accepted): string {
 }
 
 /**
- * What this n8n process accepted, per trigger node (`workflowId/nodeId`): the deliveries, oldest first,
- * and the string it last gave n8n to save. Static data alone cannot stop concurrent copies: n8n loads
- * it afresh for every request and saves the whole of it afterwards, last write wins, so requests running
- * at the same moment neither see each other's keys nor keep them. This memory is shared by all requests
- * of the process and checked and updated without an `await` in between, so exactly one copy of a
- * delivery is accepted; static data still carries the keys across restarts and to other processes.
+ * What this n8n process knows per trigger node (`workflowId/nodeId`):
+ * - `acknowledged`: deliveries n8n answered 2xx (so their run exists), oldest first, with the saved ones
+ *   learnt from static data;
+ * - `inFlight`: deliveries whose run is being handed to n8n now, each with a promise of n8n's answer.
+ * Static data alone cannot stop concurrent copies: n8n loads it afresh for every request and saves the
+ * whole of it afterwards, last write wins. This memory is shared by all requests of the process and is
+ * checked and updated without an `await` in between, so exactly one copy of a delivery is handed on.
  */
-const acceptedInProcess = new Map<string, { accepted: Accepted; written: string | undefined }>();
+interface ProcessMemory {
+	acknowledged: Accepted;
+	inFlight: Map<string, Promise<boolean>>;
+	/** `acknowledged` packed as the static data should hold it; made when next offered to n8n. */
+	packed: string | undefined;
+	/** The stored string last learnt from, so an unchanged one is not parsed again. */
+	learnt: string | undefined;
+	lastWriteMs: number;
+}
+
+const memoryOfTrigger = new Map<string, ProcessMemory>();
 
 /** Forgets what this process accepted, as a restart does (tests). */
 export function forgetInProcessDeliveries(): void {
-	acceptedInProcess.clear();
+	memoryOfTrigger.clear();
 }
 
 function isFresh(acceptedAt: number | undefined, nowSeconds: number): acceptedAt is number {
@@ -88,30 +99,8 @@ function isFresh(acceptedAt: number | undefined, nowSeconds: number): acceptedAt
 }
 
 /**
- * Brings saved keys this process does not know (saved before a restart, or by another process) into its
- * memory, ordered by acceptance time; says whether the saved data lacks a key the process accepted
- * (a concurrent request's save overwrote it).
- */
-function reconcile(accepted: Accepted, saved: Accepted, nowSeconds: number): { accepted: Accepted; savedLacksOne: boolean } {
-	let merged: Accepted | undefined;
-	for (const [key, at] of saved) {
-		if (accepted.has(key) || !isFresh(at, nowSeconds)) continue;
-		merged ??= new Map(accepted);
-		merged.set(key, at);
-	}
-	let savedLacksOne = false;
-	for (const [key, at] of accepted) {
-		if (isFresh(at, nowSeconds) && !saved.has(key)) {
-			savedLacksOne = true;
-			break;
-		}
-	}
-	return { accepted: merged ? new Map([...merged].sort((a, b) => a[1] - b[1])) : accepted, savedLacksOne };
-}
-
-/**
- * Drops expired entries and those beyond the cap from the front (the oldest), in one pass: this runs on
- * every accepted event, and only the front is visited.
+ * Drops expired entries and those beyond the cap from the front (the oldest), in one pass: only the
+ * front is visited.
  */
 function prune(accepted: Accepted, nowSeconds: number): void {
 	let excess = accepted.size - MAX_REMEMBERED_DELIVERIES;
@@ -122,38 +111,97 @@ function prune(accepted: Accepted, nowSeconds: number): void {
 	}
 }
 
-/**
- * Claims a delivery for one trigger node: true for the first copy of a body within REMEMBER_FOR_SECONDS
- * (the caller starts the run), false for every other copy, whether it arrives later or at the same
- * moment. Synchronous on purpose: the check and the record must not be split by an `await`.
- * `store` is the node's static data as n8n loaded it for this request. It is written whenever a key is
- * added, or when it lacks one this process accepted, so n8n saves every key the process knows.
- */
-export function claimDelivery(scope: string, store: IDataObject, key: string, nowSeconds: number): boolean {
-	const storedKey = key.slice(0, KEY_DIGITS);
-	const memory = acceptedInProcess.get(scope) ?? { accepted: new Map<string, number>(), written: undefined };
-	acceptedInProcess.set(scope, memory);
-	// Usually the saved string is the one this process wrote last: nothing to reconcile.
-	let rewrite = false;
-	if (store[STORE_FIELD] !== memory.written || store[LEGACY_FIELD] !== undefined) {
-		const result = reconcile(memory.accepted, parseStored(store), nowSeconds);
-		memory.accepted = result.accepted;
-		rewrite = result.savedLacksOne || store[LEGACY_FIELD] !== undefined;
+/** Brings saved keys this process does not know (saved before a restart, or by another process) into its memory. */
+function learnSaved(memory: ProcessMemory, store: IDataObject, nowSeconds: number): void {
+	const stored = store[STORE_FIELD];
+	if (stored === memory.learnt && store[LEGACY_FIELD] === undefined) return;
+	memory.learnt = typeof stored === 'string' ? stored : undefined;
+	let merged = false;
+	for (const [key, at] of parseStored(store)) {
+		if (memory.acknowledged.has(key) || !isFresh(at, nowSeconds)) continue;
+		memory.acknowledged.set(key, at);
+		merged = true;
 	}
+	if (merged) memory.acknowledged = new Map([...memory.acknowledged].sort((a, b) => a[1] - b[1]));
+	prune(memory.acknowledged, nowSeconds);
+	memory.packed = undefined;
+}
 
-	const isNew = !isFresh(memory.accepted.get(storedKey), nowSeconds);
-	if (isNew) {
-		memory.accepted.delete(storedKey);
-		memory.accepted.set(storedKey, nowSeconds);
-		prune(memory.accepted, nowSeconds);
+/**
+ * Hands n8n the acknowledged keys its static data lacks, at most once per second: n8n saves static data
+ * when it sees it changed, whenever that is. Only acknowledged keys are written, never the one being
+ * claimed, so a saved key always belongs to a run n8n holds: what is saved never depends on when n8n saves.
+ */
+function offerToSave(memory: ProcessMemory, store: IDataObject, nowSeconds: number): void {
+	const nowMs = Date.now();
+	if (nowMs - memory.lastWriteMs < WRITE_INTERVAL_MS) return;
+	if (memory.packed === undefined) {
+		prune(memory.acknowledged, nowSeconds);
+		memory.packed = pack(memory.acknowledged);
 	}
-	if (isNew || rewrite) {
-		// Setting a property of the node's own object is what makes n8n save static data.
-		memory.written = pack(memory.accepted);
-		store[STORE_FIELD] = memory.written;
-		delete store[LEGACY_FIELD];
+	if ((store[STORE_FIELD] ?? '') === memory.packed && store[LEGACY_FIELD] === undefined) return;
+	memory.lastWriteMs = nowMs;
+	// Setting a property of the node's own object is what makes n8n save static data.
+	store[STORE_FIELD] = memory.packed;
+	delete store[LEGACY_FIELD];
+}
+
+/** How often one process hands n8n its keys to save: each save writes the whole string to the database. */
+const WRITE_INTERVAL_MS = 1000;
+
+/** A claimed delivery: start its run, then report n8n's answer with `settle`. */
+export interface Claimed {
+	outcome: 'claimed';
+	/** `true` once n8n answered the request 2xx (the run exists); `false` frees the delivery for a retry. */
+	settle(acknowledged: boolean): void;
+}
+
+export type Claim = Claimed | { outcome: 'duplicate' };
+
+/**
+ * Claims a delivery for one trigger node. The first copy of a body is `claimed`; a copy whose earlier
+ * copy n8n acknowledged in the last REMEMBER_FOR_SECONDS is a `duplicate`; a copy arriving while an
+ * earlier one is being handed to n8n waits for n8n's answer to it, and takes over if that answer was not
+ * 2xx (nothing acknowledged is lost, nothing runs twice). That wait ends with the earlier request, which
+ * n8n answers or its connection closes. `store` is the node's static data as n8n loaded it for this request.
+ */
+export async function claimDelivery(scope: string, store: IDataObject, key: string, nowSeconds: number): Promise<Claim> {
+	const storedKey = key.slice(0, KEY_DIGITS);
+	let memory = memoryOfTrigger.get(scope);
+	if (!memory) {
+		memory = { acknowledged: new Map(), inFlight: new Map(), packed: undefined, learnt: undefined, lastWriteMs: 0 };
+		memoryOfTrigger.set(scope, memory);
 	}
-	return isNew;
+	learnSaved(memory, store, nowSeconds);
+	offerToSave(memory, store, nowSeconds);
+	for (;;) {
+		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) return { outcome: 'duplicate' };
+		const inFlight = memory.inFlight.get(storedKey);
+		if (!inFlight) break;
+		await inFlight;
+	}
+	let answered!: (acknowledged: boolean) => void;
+	memory.inFlight.set(storedKey, new Promise<boolean>((resolve) => (answered = resolve)));
+	const trigger = memory;
+	return {
+		outcome: 'claimed',
+		settle(acknowledged) {
+			if (trigger.inFlight.get(storedKey) === undefined) return;
+			trigger.inFlight.delete(storedKey);
+			if (acknowledged) {
+				trigger.acknowledged.delete(storedKey);
+				trigger.acknowledged.set(storedKey, nowSeconds);
+				prune(trigger.acknowledged, nowSeconds);
+				trigger.packed = undefined;
+			}
+			answered(acknowledged);
+		},
+	};
+}
+
+/** Static data that remembers these deliveries (`[deliveryKey, acceptedAt seconds]`, oldest first; tests, benchmarks). */
+export function rememberedDeliveries(deliveries: Array<[string, number]>): IDataObject {
+	return { [STORE_FIELD]: pack(new Map(deliveries.map(([key, at]) => [key.slice(0, KEY_DIGITS), at]))) };
 }
 
 /** How many deliveries the static data remembers (tests, benchmarks). */

@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks } from './checks/trigger';
+import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
@@ -84,12 +84,12 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 }
 
 /**
- * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, forged
- * Send and Wait links (n8n before 2.41 checks their signature only when the node asks), the shipped
- * support bot, no secret leaks.
+ * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, duplicates
+ * at once and across a restart (they rest on how each n8n answers and saves), forged Send and Wait links
+ * (n8n before 2.41 checks their signature only when the node asks), the shipped support bot, no secret leaks.
  */
 const SMOKE_CHECKS =
-	/loaded the package|send text|handshake|three signed events|forged event|forged, stripped or altered link|\$now|support-bot example|no secret appears/;
+	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|support-bot example|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -167,6 +167,7 @@ export async function e2eSuite(options: {
 						]
 					: []),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
+				...upgradedTriggerWorkflows(credential),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],

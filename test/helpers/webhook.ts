@@ -2,15 +2,15 @@
  * Runs the Business Messaging Trigger's `webhook()` through n8n-core for real: a `Workflow` holding
  * the trigger node, n8n-core's own `WebhookContext`, a fake express request and a recording response.
  *
- * It mirrors what n8n 2.41's LiveWebhooks does per production request (read from
- * `n8n/dist/webhooks/live-webhooks.js`): build a new Workflow from the static data saved in the
- * database, run the node, then save the static data if `__dataChanged` is set. Here "the database"
- * is a JSON copy kept by the harness, so a new harness built from `savedStaticData()` is an n8n
- * restart. Test runs (mode `manual`) save nothing, as in n8n's TestWebhooks.
- *
- * How n8n answers around the node is reproduced too: `application/json` bodies that are not JSON get
- * 422 before the node runs; `{ workflowData }` gets the onReceived answer (200); a throw gets 500.
+ * Around the node it is a stand-in, not a model of n8n: "the database" is a JSON copy of whatever static
+ * data the node changed (a new harness built from `savedStaticData()` is a restart), and the answer is
+ * the node's own or, when the node hands over a run, 200 (or 500 for `failNextRuns`). When and whether
+ * n8n really saves static data, and how it answers, differs between n8n versions: the end-to-end suites
+ * check the trigger in real n8n for that (test/e2e/checks/trigger.ts, the versions smoke, the fault suite).
+ * Test runs (mode `manual`) save nothing here.
  */
+
+import { EventEmitter } from 'node:events';
 
 import { Container } from '@n8n/di';
 import { InstanceSettings, WebhookContext } from 'n8n-core';
@@ -30,6 +30,7 @@ import {
 	type INodeType,
 	type INodeTypes,
 	type IWebhookData,
+	type IWebhookDescription,
 	type IWebhookResponseData,
 	type IWorkflowExecuteAdditionalData,
 	type WorkflowExecuteMode,
@@ -102,7 +103,7 @@ export interface WebhookOutcome {
 	logs: string[];
 }
 
-class RecordingResponse {
+class RecordingResponse extends EventEmitter {
 	statusCode = 200;
 	headersSent = false;
 	body: unknown = undefined;
@@ -250,6 +251,12 @@ let harnessCount = 0;
 export class TriggerHarness {
 	private saved: string;
 
+	/**
+	 * How many of the next runs the node hands over n8n fails to start, answering 500 (as when it cannot
+	 * write the execution to its database).
+	 */
+	failNextRuns = 0;
+
 	private readonly mode: WorkflowExecuteMode;
 
 	private readonly nodeTypes = new HarnessNodeTypes();
@@ -370,13 +377,32 @@ export class TriggerHarness {
 			threw = error;
 		}
 
-		// LiveWebhooks saves static data after every production request that changed it.
+		// The stand-in database keeps what a production request changed.
 		const staticData = workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		if (this.mode !== 'manual' && staticData.__dataChanged === true) {
 			this.saved = JSON.stringify(staticData);
 		}
 
+		const outcome = this.answered(result, threw, res, description, logs);
+		// The request ends: the node learns how it was answered, as from n8n's express response.
+		res.statusCode = outcome.statusCode;
+		res.headersSent = true;
+		res.emit('close');
+		return outcome;
+	}
+
+	private answered(
+		result: IWebhookResponseData | undefined,
+		threw: unknown,
+		res: RecordingResponse,
+		description: IWebhookDescription | undefined,
+		logs: string[],
+	): WebhookOutcome {
 		if (threw !== undefined || result === undefined) {
+			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
+		}
+		if (result.workflowData !== undefined && !res.headersSent && this.failNextRuns > 0) {
+			this.failNextRuns--;
 			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
 		if (result.workflowData !== undefined) {

@@ -1,7 +1,7 @@
 /**
  * Production traffic comes concurrently: the service retries while an answer is slow, and several events
- * arrive at once. n8n loads the workflow's static data afresh for every request and saves it after, last
- * write wins, so these tests run requests at the same moment through the harness, which does exactly that.
+ * arrive at once. These tests run requests at the same moment through n8n-core's webhook context; each
+ * request loads the static data afresh, as n8n does. The same in a real n8n: test/e2e/checks/trigger.ts.
  */
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
@@ -36,33 +36,46 @@ describe('concurrent deliveries on one n8n instance', () => {
 
 	it('keeps every key when different events are accepted at once, also across a restart', async () => {
 		const harness = new TriggerHarness();
+		const t = nowSeconds();
 		const bodies = Array.from({ length: 20 }, (_, i) => messageReceived(`c-many-${i}`));
-		const first = await Promise.all(bodies.map((b) => harness.send(signedRequest(TEST_WEBHOOK_SECRET, b, nowSeconds()))));
+		const first = await Promise.all(bodies.map((b) => harness.send(signedRequest(TEST_WEBHOOK_SECRET, b, t), t * 1000)));
 		expect(first.filter((o) => o.workflowStarted)).toHaveLength(20);
+		// The next request hands the acknowledged keys to the static data.
+		await harness.send(signedRequest(TEST_WEBHOOK_SECRET, bodies[0], t + 2), (t + 2) * 1000);
 
-		// A restart: the process's memory is gone, only what n8n saved in its database is left.
+		// A restart: the process's memory is gone, only the saved static data is left.
 		forgetInProcessDeliveries();
 		const restarted = new TriggerHarness({ staticData: harness.savedStaticData() });
 		const retries = await Promise.all(
-			bodies.map((b) => restarted.send(signedRequest(TEST_WEBHOOK_SECRET, b, nowSeconds()))),
+			bodies.map((b) => restarted.send(signedRequest(TEST_WEBHOOK_SECRET, b, t + 4), (t + 4) * 1000)),
 		);
 		expect(retries.filter((o) => o.workflowStarted)).toHaveLength(0);
 	});
 
 	it('repairs a key lost to a concurrent save with the next request, even a duplicate', async () => {
 		const harness = new TriggerHarness({ workflowId: 'workflow-repair' });
+		const t = nowSeconds();
 		const [a, b] = [messageReceived('c-repair-a'), messageReceived('c-repair-b')];
-		await harness.send(signedRequest(TEST_WEBHOOK_SECRET, a, nowSeconds()));
-		const afterA = harness.savedStaticData();
-		await harness.send(signedRequest(TEST_WEBHOOK_SECRET, b, nowSeconds()));
-		// The database as it is when the save of the earlier request lands last: b is missing.
-		const lagging = new TriggerHarness({ workflowId: 'workflow-repair', staticData: afterA });
-		const duplicate = await lagging.send(signedRequest(TEST_WEBHOOK_SECRET, a, nowSeconds()));
+		await harness.send(signedRequest(TEST_WEBHOOK_SECRET, a, t), t * 1000);
+		await harness.send(signedRequest(TEST_WEBHOOK_SECRET, b, t + 2), (t + 2) * 1000);
+		const withA = harness.savedStaticData();
+		// The database as it is when a save that lacks b lands last.
+		const lagging = new TriggerHarness({ workflowId: 'workflow-repair', staticData: withA });
+		const duplicate = await lagging.send(signedRequest(TEST_WEBHOOK_SECRET, a, t + 4), (t + 4) * 1000);
 		expect(duplicate.workflowStarted).toBe(false);
 
 		forgetInProcessDeliveries();
 		const restarted = new TriggerHarness({ staticData: lagging.savedStaticData() });
-		expect((await restarted.send(signedRequest(TEST_WEBHOOK_SECRET, b, nowSeconds()))).workflowStarted).toBe(false);
+		expect((await restarted.send(signedRequest(TEST_WEBHOOK_SECRET, b, t + 6), (t + 6) * 1000)).workflowStarted).toBe(false);
+	});
+
+	it('lets a copy that waited run the event when n8n failed to take the first copy’s run', async () => {
+		const harness = new TriggerHarness();
+		harness.failNextRuns = 1;
+		const outcomes = await Promise.all(freshCopies(messageReceived('c-first-failed'), 4).map((r) => harness.send(r)));
+		// The first copy's run was not taken (500, the service retries it); exactly one other copy ran it.
+		expect(outcomes.map((o) => o.statusCode).sort()).toEqual([200, 200, 200, 500]);
+		expect(outcomes.filter((o) => o.workflowStarted)).toHaveLength(1);
 	});
 
 	it('keeps workflows apart: the same body to two trigger workflows starts each once', async () => {

@@ -26,8 +26,8 @@ describe('duplicate deliveries', () => {
 		const body = messageReceived('d-1');
 		const first = await deliver(harness, body, FIXED_NOW_SECONDS);
 		expect(first.workflowStarted).toBe(true);
-		// Answered by the node, so that n8n saves the remembered delivery before it starts the run.
-		expect([first.answeredAfterRunQueued, first.body]).toEqual([false, { received: true }]);
+		// Left to n8n, which answers once it holds the run: the 2xx the service stops on is never early.
+		expect([first.answeredAfterRunQueued, first.body]).toEqual([true, { received: true }]);
 
 		for (const delay of [60, 300, 900, 3600, RETRY_HORIZON_SECONDS]) {
 			const retry = await deliver(harness, body, FIXED_NOW_SECONDS + delay);
@@ -54,15 +54,31 @@ describe('duplicate deliveries', () => {
 		expect(late.workflowStarted).toBe(true);
 	});
 
-	it('survives an n8n restart: a workflow rebuilt from the saved static data still knows the body', async () => {
+	it('hands an acknowledged body to the static data with the next request, so a restart still knows it', async () => {
 		const before = new TriggerHarness();
 		const body = messageReceived('d-restart');
 		expect((await deliver(before, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
+		// Not in its own request: n8n may save static data before it holds the run, and a body saved then
+		// would make the retry of a lost event look like a duplicate.
+		expect(rememberedCount(before)).toBe(0);
+		await deliver(before, messageReceived('d-restart-next'), FIXED_NOW_SECONDS + 2);
+		expect(rememberedCount(before)).toBe(1);
 
 		const after = new TriggerHarness({ staticData: before.savedStaticData() });
 		const retry = await deliver(after, body, FIXED_NOW_SECONDS + 300);
 		expect(retry.workflowStarted).toBe(false);
 		expect(retry.statusCode).toBe(200);
+	});
+
+	it('forgets a body whose run n8n did not take (answered 500), so the service’s retry runs it', async () => {
+		const harness = new TriggerHarness();
+		const body = messageReceived('d-not-taken');
+		harness.failNextRuns = 1;
+		expect((await deliver(harness, body, FIXED_NOW_SECONDS)).statusCode).toBe(500);
+		const retry = await deliver(harness, body, FIXED_NOW_SECONDS + 60);
+		expect([retry.statusCode, retry.workflowStarted]).toEqual([200, true]);
+		await deliver(harness, messageReceived('d-not-taken-next'), FIXED_NOW_SECONDS + 62);
+		expect(rememberedCount(harness)).toBe(1);
 	});
 
 	it('keeps the store bounded: at most the cap, oldest forgotten first', async () => {
@@ -71,6 +87,7 @@ describe('duplicate deliveries', () => {
 		for (let i = 0; i < total; i++) {
 			await deliver(harness, messageReceived(`d-cap-${i}`), FIXED_NOW_SECONDS + i);
 		}
+		await deliver(harness, messageReceived('d-cap-next'), FIXED_NOW_SECONDS + total);
 		expect(rememberedCount(harness)).toBe(MAX_REMEMBERED_DELIVERIES);
 		// The newest is still suppressed, the oldest is not.
 		const newest = await deliver(harness, messageReceived(`d-cap-${total - 1}`), FIXED_NOW_SECONDS + total);
@@ -83,6 +100,7 @@ describe('duplicate deliveries', () => {
 		const harness = new TriggerHarness();
 		await deliver(harness, messageReceived('d-p1'), FIXED_NOW_SECONDS);
 		await deliver(harness, messageReceived('d-p2'), FIXED_NOW_SECONDS + REMEMBER_FOR_SECONDS + 1);
+		await deliver(harness, messageReceived('d-p2'), FIXED_NOW_SECONDS + REMEMBER_FOR_SECONDS + 3);
 		expect(rememberedCount(harness)).toBe(1);
 	});
 
@@ -105,7 +123,7 @@ describe('duplicate deliveries', () => {
 		expect(harness.savedStaticData()).toEqual({});
 	});
 
-	it('reads what version 0.1.0 saved, and saves it in the compact form with the next accepted event', async () => {
+	it('reads what version 0.1.0 saved, and saves it in the compact form with the next request', async () => {
 		const old = messageReceived('d-legacy');
 		const staticData = {
 			[NODE_KEY]: { deliveries: { [deliveryKey(Buffer.from(old)).slice(0, 32)]: FIXED_NOW_SECONDS - 60 } },
@@ -113,6 +131,7 @@ describe('duplicate deliveries', () => {
 		const harness = new TriggerHarness({ staticData });
 		expect((await deliver(harness, old, FIXED_NOW_SECONDS)).workflowStarted).toBe(false);
 		expect((await deliver(harness, messageReceived('d-after-upgrade'), FIXED_NOW_SECONDS + 1)).workflowStarted).toBe(true);
+		await deliver(harness, old, FIXED_NOW_SECONDS + 3);
 		const saved = harness.savedStaticData()[NODE_KEY] as IDataObject;
 		expect(saved.deliveries).toBeUndefined();
 		expect(storedDeliveryCount(saved)).toBe(2);
@@ -126,6 +145,7 @@ describe('duplicate deliveries', () => {
 		const outcome = await deliver(harness, messageReceived('d-damaged'), FIXED_NOW_SECONDS);
 		expect(outcome.threw).toBeUndefined();
 		expect(outcome.workflowStarted).toBe(true);
+		await deliver(harness, messageReceived('d-damaged'), FIXED_NOW_SECONDS + 2);
 		expect(rememberedCount(harness)).toBe(1);
 	});
 

@@ -1,5 +1,5 @@
 /** Checks of the trigger in production: handshake, signed events, forgeries, duplicates, retries, adversarial cases. */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput, REPO_ROOT } from '../lib/n8n';
@@ -7,7 +7,8 @@ import { sleep, waitFor } from '../lib/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { SandboxProcess } from '../lib/sandbox';
 import type { Stack } from '../lib/stack';
-import { triggerProductionPath } from '../lib/workflows';
+import { bareTriggerWorkflow, type CredentialRef, triggerProductionPath } from '../lib/workflows';
+import { type Workflow, webhookIdFor } from '../lib/workflow';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
 
@@ -195,7 +196,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 			},
 		},
 		{
-			name: 'trigger: ten different events accepted at the same moment are all remembered: after an n8n restart a repeat of each starts nothing',
+			name: 'trigger: ten different events accepted at the same moment are all remembered: once a later request handed them to n8n, after an n8n restart a repeat of each starts nothing',
 			timeoutMs: 240_000,
 			fn: async () => {
 				const before = (await settledExecutions(n8n, workflowId)).length;
@@ -205,6 +206,11 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 				const answers = await Promise.all(bodies.map((b) => postSigned(productionUrl, secret, b, now)));
 				assertEqual(answers.map((a) => [a.status, a.body]), Array(10).fill([200, '{"received":true}']), 'answers');
 				await expectExecutionCount(n8n, workflowId, before + 10, 500);
+				// The trigger hands acknowledged deliveries to the static data with a later request; n8n saves
+				// it for a request the trigger answers itself on every version (2.x discards it on a request
+				// that starts a run).
+				const repeat = await postSigned(productionUrl, secret, bodies[0], Math.floor(Date.now() / 1000));
+				assert(/duplicate/.test(repeat.body), `answer to the repeat before the restart: ${repeat.body}`);
 
 				await n8n.stop();
 				await n8n.start();
@@ -278,6 +284,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 		},
 	];
 
+	if (stack.workflows.some((w) => w.name.startsWith(UPGRADED_WORKFLOW))) checks.push(upgradedCheck(stack));
 	const allowing = stack.workflows.find((w) => w.name === ALLOW_DUPLICATES_WORKFLOW);
 	if (allowing) checks.push(allowDuplicatesCheck(stack, allowing.id, allowing.nodes[0].webhookId ?? ''));
 	const bare = stack.workflows.find((w) => w.name.startsWith('E2E: bare trigger'));
@@ -288,6 +295,55 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 }
 
 export const ALLOW_DUPLICATES_WORKFLOW = 'E2E: trigger with Allow Duplicate Deliveries';
+
+const UPGRADED_WORKFLOW = 'E2E: trigger as an earlier release left it';
+
+/** Bodies the earlier releases had accepted (the envelope's own timestamp is not checked, so it stays fixed). */
+const storedBody = (n: number) =>
+	JSON.stringify({ event: 'contact.updated', timestamp: '2026-11-23T10:00:00Z', data: { contact_id: 9400 + n, name: `Accepted before the update ${n}` } });
+
+/**
+ * Trigger workflows as earlier releases saved them, each remembering one accepted body: version 1 with
+ * 0.1.0's store (`deliveries`: 32 hex digits of the body's SHA-256 → seconds), and version 2 with the
+ * compact store (`accepted`: 16 hex digits of the key and 8 of the time per body).
+ */
+export function upgradedTriggerWorkflows(credential: CredentialRef): Workflow[] {
+	const at = Math.floor(Date.now() / 1000) - 600;
+	const key = (n: number) => createHash('sha256').update(storedBody(n)).digest('hex');
+	const saved = [
+		{ typeVersion: 1, store: { deliveries: { [key(1).slice(0, 32)]: at } } },
+		{ typeVersion: 2, store: { accepted: `${key(2).slice(0, 16)}${at.toString(16).padStart(8, '0')}` } },
+	];
+	return saved.map(({ typeVersion, store }, i) =>
+		bareTriggerWorkflow(credential, webhookIdFor(`e2e-upgraded-${i + 1}`), {}, `e2eUpgraded${i + 1}`, `${UPGRADED_WORKFLOW} ${i + 1}`, {
+			typeVersion,
+			staticData: { 'node:Business Messaging Trigger': store },
+		}),
+	);
+}
+
+function upgradedCheck(stack: Stack): Check {
+	return {
+		name: 'trigger: workflows saved by earlier releases (version 1 with 0.1.0’s store, version 2 with the compact store) keep running: a body they accepted starts nothing, a new one starts one run',
+		fn: async () => {
+			const { n8n, sandbox } = stack;
+			const { waitForWebhook } = await import('../lib/stack');
+			const workflows = stack.workflows.filter((w) => w.name.startsWith(UPGRADED_WORKFLOW));
+			assertEqual(workflows.length, 2, 'upgraded workflows');
+			for (const [i, workflow] of workflows.entries()) {
+				const url = `${n8n.baseUrl}${triggerProductionPath(workflow.nodes[0].webhookId ?? '')}`;
+				await waitForWebhook(url);
+				const before = (await settledExecutions(n8n, workflow.id)).length;
+				const now = Math.floor(Date.now() / 1000);
+				const old = await postSigned(url, sandbox.credentials.webhookSecret, storedBody(i + 1), now);
+				assertEqual([old.status, old.body], [200, '{"received":true,"ignored":"duplicate delivery"}'], `${workflow.name}: the body it had accepted`);
+				const fresh = await postSigned(url, sandbox.credentials.webhookSecret, storedBody(10 + i), now);
+				assertEqual([fresh.status, fresh.body], [200, '{"received":true}'], `${workflow.name}: a new body`);
+				await expectExecutionCount(n8n, workflow.id, before + 1);
+			}
+		},
+	};
+}
 
 /**
  * With Allow Duplicate Deliveries the trigger has nothing to save, so it leaves the answer to n8n, which

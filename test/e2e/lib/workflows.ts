@@ -237,13 +237,15 @@ export function bareTriggerWorkflow(
 	options: Record<string, unknown> = {},
 	id = 'e2eBareTrigger',
 	name = 'E2E: bare trigger for adversarial cases',
+	saved: { typeVersion?: number; staticData?: Record<string, unknown> } = {},
 ): Workflow {
-	return chain(id, name, [
-		node('Business Messaging Trigger', TRIGGER_TYPE, 2, { events: ['*'], options }, {
+	const workflow = chain(id, name, [
+		node('Business Messaging Trigger', TRIGGER_TYPE, saved.typeVersion ?? 2, { events: ['*'], options }, {
 			credentials: { [CREDENTIAL_TYPE]: credential },
 			webhookId,
 		}),
 	]);
+	return saved.staticData ? Object.assign(workflow, { staticData: saved.staticData }) : workflow;
 }
 
 /**
