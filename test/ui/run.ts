@@ -16,6 +16,7 @@ import { listenWorkflow } from '../e2e/checks/listen';
 import { chain, manualTrigger } from '../e2e/lib/workflow';
 import { action, CREDENTIAL_TYPE, exampleWorkflow, webhookTestWorkflow } from '../e2e/lib/workflows';
 import { checkAgentToolPanel } from './agentTool';
+import { answerPageWorkflows, checkAnswerPage } from './answerPage';
 import { byTestId as within, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
@@ -95,9 +96,12 @@ async function main(): Promise<number> {
 					manualTrigger(),
 					action('Ask for Approval', credential, { resource: 'message', operation: 'sendAndWait', phone: '+4915112345678', message: 'Ship order #1042 today?' }),
 				]),
+				...answerPageWorkflows(credential),
 			],
 			// Send Test Event runs on request through its Webhook node.
 			publish: (workflows) => [workflows[6].id],
+			// The answer page's questions start through their Webhook nodes.
+			activate: (workflows) => workflows.filter((w) => w.name.includes('send and wait')).map((w) => w.id),
 		});
 	} catch (error) {
 		report.result('set-up: n8n with the package and the sandbox', false, String(error));
@@ -243,6 +247,10 @@ async function main(): Promise<number> {
 		await byTestId('execute-workflow-button').click();
 		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
+	});
+
+	await run('Send and Wait answer page on a phone: the question and who asks above the buttons; after Approve, what was approved', async () => {
+		await checkAnswerPage(browser!, stack!, (name) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`));
 	});
 
 	return await finish();
