@@ -21,6 +21,7 @@ import { byTestId as within, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
+import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
 
@@ -74,6 +75,27 @@ async function main(): Promise<number> {
 				listenWorkflow(credential),
 				webhookTestWorkflow(credential),
 				exampleWorkflow('support-bot.json', 'uiSupportBot', { [CREDENTIAL_TYPE]: credential }),
+				chain('uiFromTemplate', 'UI: send from a template', [
+					manualTrigger(),
+					action('Send From Template', credential, { resource: 'message', operation: 'sendText', phone: '+4915112345678', textSource: 'template', templateId: { __rl: true, mode: 'list', value: '' } }),
+				]),
+				...(['', 'Ann'] as const).map((value) =>
+					chain(`uiTemplateRun${value || 'Empty'}`, `UI: send from a template, Body {{1}} ${value ? 'filled' : 'empty'}`, [
+						manualTrigger(),
+						action('Send From Template', credential, {
+							resource: 'message',
+							operation: 'sendText',
+							phone: '+4915112345678',
+							textSource: 'template',
+							templateId: { __rl: true, mode: 'id', value: '7' },
+							placeholderValues: { mappingMode: 'defineBelow', value: { 'Body {{1}}': value }, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: false },
+						}),
+					]),
+				),
+				chain('uiSubtitle', 'UI: a Send and Wait node on the canvas', [
+					manualTrigger(),
+					action('Ask for Approval', credential, { resource: 'message', operation: 'sendAndWait', phone: '+4915112345678', message: 'Ship order #1042 today?' }),
+				]),
 				...answerPageWorkflows(credential),
 			],
 			// Send Test Event runs on request through its Webhook node.
@@ -197,6 +219,26 @@ async function main(): Promise<number> {
 
 	await run('as an AI agent’s tool (the shipped support bot): Allowed Recipients, fields the model fills, no Send and Wait', async () => {
 		await checkAgentToolPanel(page, n8n.baseUrl, stack!.workflows[7].id);
+	});
+
+	const named = (name: string) => stack!.workflows.find((w) => w.name === name)!;
+	await run('a delivery refused while listening (Execute workflow): the trigger fails, the node after it does not run', async () => {
+		await refusedWhileListening(page, stack!, stack!.workflows[5]);
+	});
+	await run('the refused delivery in the trigger’s panel: the error names the refusal and the failed check', async () => {
+		await refusalInPanel(page, stack!.workflows[5]);
+	});
+	await run('Send Text → From Template: the picker lists placeholder counts and marks templates that cannot be sent; the Test Mode notice', async () => {
+		await templateList(page, n8n.baseUrl, named('UI: send from a template'));
+	});
+	await run('Send Text → From Template: the chosen name fits its field; Values show the template’s sample', async () => {
+		await templatePicked(page);
+	});
+	await run('Send Text → From Template: an empty value’s error names Body {{1}}; a send shows the body it sent', async () => {
+		await templateRuns(page, n8n.baseUrl, named('UI: send from a template, Body {{1}} empty'), named('UI: send from a template, Body {{1}} filled'));
+	});
+	await run('the canvas subtitle of Send and Wait reads as its action', async () => {
+		await subtitles(page, n8n.baseUrl, named('UI: a Send and Wait node on the canvas'));
 	});
 
 	const badPhone = stack.workflows[3];
