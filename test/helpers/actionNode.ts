@@ -33,7 +33,8 @@ export function toolVariant(): BusinessMessaging {
 }
 
 export async function runAction(
-	sandbox: Sandbox,
+	/** The in-process sandbox or one in its own process: only its credentials are used. */
+	sandbox: Pick<Sandbox, 'credentials'>,
 	parameters: INodeParameters,
 	options: RunActionOptions = {},
 ): Promise<RunResult> {

@@ -13,7 +13,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import type {
+	DeduplicationItemTypes,
+	DeduplicationScope,
 	ExecutionBaseError,
+	ICheckProcessedContextData,
+	ICheckProcessedOptions,
+	IDataDeduplicator,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
@@ -60,6 +65,9 @@ const fromCore = (name: string): unknown =>
 	require(require.resolve(name, { paths: [dirname(require.resolve('n8n-core'))] }));
 const { Container } = fromCore('@n8n/di') as typeof import('@n8n/di');
 const { Logger } = fromCore('@n8n/backend-common') as typeof import('@n8n/backend-common');
+const { DataDeduplicationService } = require(
+	join(dirname(require.resolve('n8n-core')), 'data-deduplication-service'),
+) as typeof import('n8n-core/dist/data-deduplication-service');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export const START_NODE_TYPE = 'engineTest.start';
@@ -348,6 +356,60 @@ async function setupOnce(): Promise<void> {
 	Container.set(Logger, recordingLogger as unknown as InstanceType<typeof Logger>);
 	wf.LoggerProxy.init(recordingLogger as unknown as WorkflowLogger);
 	await Container.get(core.BinaryDataService).init();
+	await DataDeduplicationService.init(new MemoryProcessedData());
+}
+
+/**
+ * n8n's processed-data store (`checkProcessedAndRecord`) lives in the n8n server's database; this
+ * process has none. The same behaviour for mode 'entries' (as n8n's deduplication-helper.js: keys
+ * per workflow and node, oldest dropped beyond maxEntries), kept in memory for the process.
+ */
+class MemoryProcessedData implements IDataDeduplicator {
+	private readonly lists = new Map<string, string[]>();
+
+	private list(scope: DeduplicationScope, contextData: ICheckProcessedContextData): string[] {
+		const key = `${contextData.workflow.id} ${scope === 'node' ? contextData.node?.id : ''}`;
+		if (!this.lists.has(key)) this.lists.set(key, []);
+		return this.lists.get(key)!;
+	}
+
+	async checkProcessedAndRecord(
+		items: DeduplicationItemTypes[],
+		scope: DeduplicationScope,
+		contextData: ICheckProcessedContextData,
+		options: ICheckProcessedOptions,
+	) {
+		if (options.mode !== 'entries') throw new Error('engine harness: only mode "entries" of the processed-data store');
+		const list = this.list(scope, contextData);
+		const known = new Set(list);
+		const result: { new: DeduplicationItemTypes[]; processed: DeduplicationItemTypes[] } = { new: [], processed: [] };
+		for (const item of items) {
+			if (known.has(String(item))) result.processed.push(item);
+			else {
+				result.new.push(item);
+				list.push(String(item));
+				known.add(String(item));
+			}
+		}
+		if (options.maxEntries) list.splice(0, Math.max(0, list.length - options.maxEntries));
+		return result;
+	}
+
+	async removeProcessed(items: DeduplicationItemTypes[], scope: DeduplicationScope, contextData: ICheckProcessedContextData) {
+		const list = this.list(scope, contextData);
+		for (const item of items) {
+			const at = list.indexOf(String(item));
+			if (at !== -1) list.splice(at, 1);
+		}
+	}
+
+	async clearAllProcessedItems(scope: DeduplicationScope, contextData: ICheckProcessedContextData) {
+		this.list(scope, contextData).length = 0;
+	}
+
+	async getProcessedDataCount(scope: DeduplicationScope, contextData: ICheckProcessedContextData) {
+		return this.list(scope, contextData).length;
+	}
 }
 
 function ensureSetup(): Promise<void> {

@@ -76,6 +76,60 @@ test('Retry On Fail repeats the node without sending the messages of the earlier
 	expect(result.items.map((item) => item.json.skipped ?? false)).toEqual([true, true, true, false, false, false]);
 });
 
+describe('every attempt of a retry chain knows what the others sent', () => {
+	const three: RunNodeInputItem[] = ['0', '1', '2'].map((i) => ({ json: { phone: `+4915100000${i}0`, text: `chain ${i}` } }));
+	const sendThree = (options: RunActionOptions & { parameters?: INodeParameters } = {}) =>
+		runAction(sandbox, options.parameters ?? parameters({ parallelRequests: 1 }), { input: three, ...options });
+	const timesThirdGotIt = () => sandbox.messages.filter((m) => m.body === 'chain 2').length;
+
+	test('retrying the original failed execution again after a retry succeeded sends nothing twice', async () => {
+		// The third recipient refuses once.
+		sandbox.injectFault({ delayMs: 0, count: 2, path: '/w/message/text' });
+		sandbox.injectFault({ status: 422, count: 1, path: '/w/message/text' });
+		const original = await sendThree();
+		expect(original.error?.message).toMatch(/^The service answered 422/);
+		const retry = await sendThree({ retryOf: original });
+		expect(retry.error).toBeUndefined();
+		expect(timesThirdGotIt()).toBe(1);
+
+		const again = await sendThree({ retryOf: original });
+		expect(again.error).toBeUndefined();
+		expect(timesThirdGotIt()).toBe(1);
+		expect(again.items.map((item) => item.json.skipReason)).toEqual([SKIPPED_RETRY, SKIPPED_RETRY, SKIPPED_RETRY]);
+		expect(sentTexts()).toEqual(['chain 0', 'chain 1', 'chain 2']);
+	});
+
+	test('also when the node never ran in the execution being retried (it failed before)', async () => {
+		const original = await sendThree({ parameters: { ...parameters(), operation: 'noSuchOperation' } });
+		expect(original.error?.message).toContain('is not supported');
+		expect(await sendThree({ retryOf: original })).toMatchObject({ error: undefined });
+		const again = await sendThree({ retryOf: original });
+		expect(again.error).toBeUndefined();
+		expect(again.items.every((item) => item.json.skipReason === SKIPPED_RETRY)).toBe(true);
+		expect(sentTexts()).toEqual(['chain 0', 'chain 1', 'chain 2']);
+	});
+
+	test('a retry that cannot know the chain (n8n kept no start record) refuses and sends nothing', async () => {
+		const original = await sendThree({ parameters: { ...parameters(), operation: 'noSuchOperation' } });
+		delete original.run.data.executionData!.runtimeData; // as an execution saved by an n8n without it
+		const retry = await sendThree({ retryOf: original });
+		expect(retry.error?.message).toBe('Cannot tell what other retries of this execution already sent');
+		expect(sentTexts()).toEqual([]);
+	});
+
+	test('a failed send of a retry is sent by the next retry', async () => {
+		sandbox.injectFault({ delayMs: 0, count: 2, path: '/w/message/text' });
+		sandbox.injectFault({ status: 422, count: 1, path: '/w/message/text' });
+		const original = await sendThree();
+		sandbox.injectFault({ status: 422, count: 1, path: '/w/message/text' });
+		const retry = await sendThree({ retryOf: original });
+		expect(retry.error?.message).toMatch(/^The service answered 422/);
+		const again = await sendThree({ retryOf: original });
+		expect(again.error).toBeUndefined();
+		expect(sentTexts()).toEqual(['chain 0', 'chain 1', 'chain 2']);
+	});
+});
+
 test('a retry sends an item whose message was changed in the meantime', async () => {
 	failFourthSend();
 	const failed = await send({ parameters: parameters({ parallelRequests: 1 }) });

@@ -1,17 +1,40 @@
 import { sleep } from 'n8n-workflow';
 
 /**
- * Option Max Messages per Second: the requests of one node run take turns on one schedule, so a long
- * list goes out steadily however many are sent at once. Slots are counted from the schedule, not from
- * when a request finished, so waiting does not drift.
+ * Option Max Messages per Second: the requests of one node run pass one gate, one at a time, each at
+ * least 1/rate seconds after the one before really passed it. The gap is measured from when the last
+ * request went, not from a planned schedule: after n8n, the network or the service stalled, missed
+ * turns are dropped, never caught up in a burst, so no second holds more than the rate (plus the one
+ * request that was already on its way when the stall began).
  */
-const nextSlotOfRun = new WeakMap<object, number>();
+interface Gate {
+	/** When the last request passed the gate (ms). */
+	lastPass: number;
+	/** The tail of the queue of waiting requests. */
+	queue: Promise<void>;
+}
 
-/** Waits for the run's next free slot; `perSecond` 0 or less means no limit. */
+const gateOfRun = new WeakMap<object, Gate>();
+
+/** Waits for the run's next turn; `perSecond` 0 or less means no limit. */
 export async function waitForSlot(run: object, perSecond: number): Promise<void> {
 	if (!(perSecond > 0)) return;
-	const start = Date.now();
-	const slot = Math.max(start, nextSlotOfRun.get(run) ?? 0);
-	nextSlotOfRun.set(run, slot + 1000 / perSecond);
-	if (slot > start) await sleep(slot - start);
+	const interval = 1000 / perSecond;
+	let gate = gateOfRun.get(run);
+	if (!gate) {
+		gate = { lastPass: -Infinity, queue: Promise.resolve() };
+		gateOfRun.set(run, gate);
+	}
+	const current = gate;
+	const turn = current.queue.then(async () => {
+		// Asked again after every sleep: a timer that fired late (a blocked event loop) must not count as on time.
+		for (;;) {
+			const wait = current.lastPass + interval - Date.now();
+			if (wait <= 0) break;
+			await sleep(wait);
+		}
+		current.lastPass = Date.now();
+	});
+	current.queue = turn;
+	await turn;
 }

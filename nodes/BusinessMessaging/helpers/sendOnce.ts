@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { ICheckProcessedOptions, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getCredential } from '../transport';
+import { planChain, PROCESSED } from './retryChain';
 import { announceTestMode, markTestMode, testModeOf } from './testMode';
 
 /** What a send operation is about to send, for recognising the same message again. */
@@ -36,9 +37,6 @@ export function repeatWindowKeys(key: string, now: number, windowMs: number): { 
 	return { current: `${hashed}@${slot}`, previous: `${hashed}@${slot - 1}` };
 }
 
-/** n8n's processed-data store, per node; the oldest keys go first beyond this. */
-const PROCESSED: ICheckProcessedOptions = { mode: 'entries', maxEntries: 50_000 };
-
 export const SKIPPED_RETRY = 'Already sent by an earlier attempt of this execution (n8n Retry or Retry On Fail)';
 export const SKIPPED_REPEAT = 'Same Repeat Key already sent within the Skip Repeats Within window';
 export const SKIPPED_REPEAT_IN_RUN = 'Same Repeat Key as an earlier item of this run';
@@ -54,7 +52,7 @@ interface RepeatPlan {
 
 export interface SendGuard {
 	send(itemIndex: number, send: () => Promise<IDataObject>): Promise<IDataObject>;
-	/** Gives back the reserved keys of items that were not sent, so a later run can send them. */
+	/** Gives back the reserved keys of items that were not sent, so a later run or retry can send them. */
 	finish(): Promise<void>;
 }
 
@@ -63,6 +61,7 @@ export interface SendGuard {
  * - Retry: each sent item is written down in the node's execution context (`getContext('node')`),
  *   which n8n saves with the execution and hands back when the execution is retried (either mode),
  *   and keeps across Retry On Fail. An item of the same node run whose message is unchanged is skipped.
+ *   What other retries of the same execution sent: retryChain.ts.
  * - Option Skip Repeats Within: keys in n8n's processed-data store, read and recorded once per run.
  */
 export async function startSendGuard(
@@ -85,38 +84,63 @@ export async function startSendGuard(
 		return found;
 	};
 	const windowMinutes = Number(ctx.getNodeParameter('options.skipRepeatsWithin', 0, 0));
+	// 64 bits: it only has to tell this item's message from the same item's changed message.
+	const fingerprintOf = (outgoing: OutgoingMessage) => hashOf(`${outgoing.phone}\n${outgoing.content}`).slice(0, 16);
+	const earlierSend = (itemIndex: number, fingerprint: string) => {
+		const [earlierFingerprint, earlierId] = String(ledger[`${runIndex}:${itemIndex}`] ?? '').split(' ');
+		return earlierFingerprint === fingerprint ? earlierId : undefined;
+	};
+	const chain = testMode.mode === 'dryRun' ? undefined : await planChain(ctx, context, notInLedger);
 	const plan =
 		windowMinutes > 0 ? await planRepeats(ctx, itemCount, message, windowMinutes * 60_000) : undefined;
 	const sent = new Set<number>();
+	const sentToRecipient = new Set<number>();
+
+	/** Each item whose message the ledger does not hold, with what identifies that send in the chain. */
+	async function notInLedger(): Promise<Map<number, string>> {
+		const entries = new Map<number, string>();
+		for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+			let fingerprint: string;
+			try {
+				fingerprint = fingerprintOf(await message(itemIndex));
+			} catch {
+				continue; // The item's own send reports the error.
+			}
+			if (earlierSend(itemIndex, fingerprint) === undefined) entries.set(itemIndex, `${runIndex} ${itemIndex} ${fingerprint}`);
+		}
+		return entries;
+	}
 
 	return {
 		async send(itemIndex, send) {
 			const outgoing = await message(itemIndex);
-			const entryKey = `${runIndex}:${itemIndex}`;
-			// 64 bits: it only has to tell this item's message from the same item's changed message.
-			const fingerprint = hashOf(`${outgoing.phone}\n${outgoing.content}`).slice(0, 16);
-			const [earlierFingerprint, earlierId] = String(ledger[entryKey] ?? '').split(' ');
-			if (earlierFingerprint === fingerprint) {
+			const earlierId = earlierSend(itemIndex, fingerprintOf(outgoing));
+			if (earlierId !== undefined) {
 				return { phone: outgoing.phone, message_id: earlierId, skipped: true, skipReason: SKIPPED_RETRY };
 			}
+			if (chain?.sentElsewhere.has(itemIndex)) return { phone: outgoing.phone, skipped: true, skipReason: SKIPPED_RETRY };
 			const repeat = plan?.skip.get(itemIndex);
 			if (repeat) return { phone: outgoing.phone, skipped: true, skipReason: repeat };
 			const result = await send();
 			if (testMode.mode === 'dryRun') return markTestMode(testMode, result, outgoing.phone);
-			ledger[entryKey] = `${fingerprint} ${String(result.message_id ?? result.id ?? '')}`;
+			ledger[`${runIndex}:${itemIndex}`] = `${fingerprintOf(outgoing)} ${String(result.message_id ?? result.id ?? '')}`;
+			sent.add(itemIndex);
 			// A message to the test recipient does not count as sent to the real one.
-			if (testMode.mode === 'off') sent.add(itemIndex);
+			if (testMode.mode === 'off') sentToRecipient.add(itemIndex);
 			return markTestMode(testMode, result, outgoing.phone);
 		},
 		async finish() {
-			if (!plan) return;
-			const unused = [...plan.reserved].filter(([itemIndex]) => !sent.has(itemIndex)).map(([, key]) => key);
-			const release = [...plan.lookupOnly, ...unused];
+			const unsent = (reserved: Map<number, string>, done: Set<number>) =>
+				[...reserved].filter(([itemIndex]) => !done.has(itemIndex)).map(([, key]) => key);
+			const release = [
+				...(chain ? unsent(chain.reserved, sent) : []),
+				...(plan ? [...plan.lookupOnly, ...unsent(plan.reserved, sentToRecipient)] : []),
+			];
 			if (release.length === 0) return;
 			try {
 				await ctx.helpers.removeProcessed(release, 'node', PROCESSED);
 			} catch (error) {
-				ctx.logger.warn(`Skip Repeats Within: could not release unsent keys: ${(error as Error).message}`);
+				ctx.logger.warn(`Could not release the keys of unsent messages: ${(error as Error).message}`);
 			}
 		},
 	};

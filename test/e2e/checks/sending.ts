@@ -10,6 +10,7 @@ import type { Workflow } from '../lib/workflow';
 
 export const RETRY_HOOK = 'e2e-bulk-retry';
 export const RETRY_ON_FAIL_HOOK = 'e2e-bulk-retry-on-fail';
+export const RETRY_AFTER_REQUEST_HOOK = 'e2e-bulk-after-request';
 export const REPEATS_HOOK = 'e2e-bulk-repeats';
 export const TEST_MODE_HOOK = 'e2e-bulk-test-mode';
 export const TEST_MODE_CREDENTIAL = 'Business Messaging (sandbox, Test Mode)';
@@ -28,7 +29,7 @@ export const TEMPLATE: Template = (() => {
 	}
 	throw new Error('no approved template with three placeholders in the seed');
 })();
-export const TEMPLATE_VALUES = { 'body.1': 'Ann', 'body.2': '#1042', 'body.3': 'Friday' };
+export const TEMPLATE_VALUES = { 'Body {{1}}': 'Ann', 'Body {{2}}': '#1042', 'Body {{3}}': 'Friday' };
 
 interface Message {
 	phone: string;
@@ -75,6 +76,17 @@ function assertEachOnce(counts: Map<string, number>, messages: Message[], what: 
 async function failFourthSend(stack: Stack) {
 	await stack.sandbox.fault({ delayMs: 0, count: 3, path: '/w/message/text' });
 	await stack.sandbox.fault({ status: 500, count: 1, path: '/w/message/text' });
+}
+
+/** n8n's Retry of an execution over REST (as the editor's button), and the execution it started. */
+async function retryOverRest(stack: Stack, hookPath: string, executionId: string, loadWorkflow: boolean): Promise<ExecutionSummary> {
+	const retry = await stack.n8n.rest<{ data?: { id?: string } }>('POST', `/executions/${executionId}/retry`, { loadWorkflow });
+	assertEqual(retry.status, 200, `POST /rest/executions/${executionId}/retry: ${JSON.stringify(retry.body).slice(0, 300)}`);
+	const executions = await stack.n8n.waitForExecutions(workflowOf(stack, hookPath).id, 1);
+	const retried = executions.find((e) => e.id === retry.body.data?.id);
+	assert(retried, `no execution ${retry.body.data?.id} after the retry of ${executionId}`);
+	assertEqual(retried.mode, 'retry', `mode of execution ${retried.id}`);
+	return retried;
 }
 
 export function sendingChecks(stack: Stack): Check[] {
@@ -167,8 +179,8 @@ export function sendingChecks(stack: Stack): Check[] {
 				);
 				assertEqual(fields.status, 200, `resource-mapper-fields: ${JSON.stringify(fields.body).slice(0, 300)}`);
 				assertEqual(
-					fields.body.data.fields.filter((f) => f.id.startsWith('body.')).map((f) => [f.id, f.displayName, f.required]),
-					[['body.1', 'Body {{1}}', true], ['body.2', 'Body {{2}}', true], ['body.3', 'Body {{3}}', true]],
+					fields.body.data.fields.filter((f) => f.id.startsWith('Body')).map((f) => [f.id, f.displayName, f.required]),
+					TEMPLATE.components.find((c) => c.type === 'BODY')!.example!.body_text[0].map((sample, i) => [`Body {{${i + 1}}}`, `Body {{${i + 1}}} (e.g. ${sample})`, true]),
 					'Placeholder Values fields',
 				);
 				const wf = stack.workflows.find((w) => w.name.startsWith('E2E: render a template'));
@@ -176,7 +188,7 @@ export function sendingChecks(stack: Stack): Check[] {
 				const execution = await runThroughServer(n8n, wf);
 				assertEqual(execution.status, 'success', 'execution status');
 				let expected = TEMPLATE.components.find((c) => c.type === 'BODY')!.text!;
-				for (const [key, value] of Object.entries(TEMPLATE_VALUES)) expected = expected.split(`{{${key.split('.')[1]}}}`).join(value);
+				for (const [key, value] of Object.entries(TEMPLATE_VALUES)) expected = expected.split(key.replace(/^Body /, '')).join(value);
 				assertEqual(nodeOutput(execution, 'Render')[0]?.body, expected, 'rendered body');
 				const sent = (await stack.sandbox.messages()).filter((m) => m.phone === TEMPLATE_RECIPIENT).map((m) => m.body);
 				assertEqual(sent, [expected], 'text the sandbox got');
@@ -219,6 +231,45 @@ export function sendingChecks(stack: Stack): Check[] {
 		},
 		retryCase(false),
 		retryCase(true),
+		{
+			name: 'Retry chain: the original failed execution retried again after its retry succeeded sends nothing twice (both retry modes)',
+			fn: async () => {
+				const messages = bulk('retry-chain', 3);
+				// The third recipient refuses once.
+				await stack.sandbox.fault({ delayMs: 0, count: 2, path: '/w/message/text' });
+				await stack.sandbox.fault({ status: 422, count: 1, path: '/w/message/text' });
+				const original = await runBulk(stack, RETRY_HOOK, messages);
+				await stack.sandbox.clearFaults();
+				assertEqual(original.status, 'error', 'original execution status');
+				const retried = await retryOverRest(stack, RETRY_HOOK, original.id, false);
+				assertEqual(retried.status, 'success', 'first retry status');
+				assertEachOnce(await sentCounts(stack, 'retry-chain'), messages, 'after the first retry');
+				for (const loadWorkflow of [true, false]) {
+					const again = await retryOverRest(stack, RETRY_HOOK, original.id, loadWorkflow);
+					assertEqual(again.status, 'success', `status of the original's retry (loadWorkflow ${loadWorkflow})`);
+					assertEachOnce(await sentCounts(stack, 'retry-chain'), messages, `after retrying the original again (loadWorkflow ${loadWorkflow})`);
+					assertEqual(nodeOutput(again, 'Send Text').map((item) => item.skipped === true), [true, true, true], 'items skipped');
+				}
+			},
+		},
+		{
+			name: 'Retry chain: two retries of an execution that failed before the node ran send each message once',
+			fn: async () => {
+				const messages = bulk('retry-chain-upstream', 3);
+				await stack.sandbox.fault({ status: 500, count: 1, path: '/orders' });
+				const original = await runBulk(stack, RETRY_AFTER_REQUEST_HOOK, messages);
+				await stack.sandbox.clearFaults();
+				assertEqual(original.status, 'error', 'original execution status');
+				assertEqual(original.data?.resultData.runData['Send Text'], undefined, 'Send Text ran in the original');
+				assertEqual((await sentCounts(stack, 'retry-chain-upstream')).size, 0, 'messages sent by the original');
+				const first = await retryOverRest(stack, RETRY_AFTER_REQUEST_HOOK, original.id, false);
+				assertEqual(first.status, 'success', 'first retry status');
+				const second = await retryOverRest(stack, RETRY_AFTER_REQUEST_HOOK, original.id, true);
+				assertEqual(second.status, 'success', 'second retry status');
+				assertEachOnce(await sentCounts(stack, 'retry-chain-upstream'), messages, 'after both retries');
+				assertEqual(nodeOutput(second, 'Send Text').map((item) => item.skipped === true), [true, true, true], 'items skipped by the second retry');
+			},
+		},
 		{
 			name: 'Retry On Fail repeats the node without sending the earlier try’s messages again',
 			fn: async () => {

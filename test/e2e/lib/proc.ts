@@ -133,9 +133,14 @@ async function stopProcess(child: ChildProcess, exited: Promise<unknown>): Promi
 		return;
 	}
 	killGroup(child, 'SIGTERM');
-	const done = await Promise.race([exited.then(() => true), sleep(STOP_GRACE_MS).then(() => false)]);
+	const done = await Promise.race([exited.then(() => true), graceOver(STOP_GRACE_MS).then(() => false)]);
 	killGroup(child, 'SIGKILL');
-	if (!done) await Promise.race([exited, sleep(2_000)]);
+	if (!done) await Promise.race([exited, graceOver(2_000)]);
+}
+
+/** A wait that does not keep the test process alive once everything else is done. */
+function graceOver(ms: number): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 /** Stops every process group started through `startProcess`. */

@@ -278,6 +278,40 @@ export function bulkTextWorkflow(
 	]);
 }
 
+/**
+ * Bulk send behind an HTTP Request node (one GET to the sandbox per message): when that request fails,
+ * the execution fails before Send Text ever ran.
+ */
+export function bulkTextAfterRequestWorkflow(credential: CredentialRef, baseUrl: string, phoneNumberId: string, hookPath: string): Workflow {
+	return chain('e2eBulkAfterRequest', `E2E: bulk send after a request (${hookPath})`, [
+		webhookTrigger(hookPath),
+		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
+		node(
+			'HTTP GET Orders',
+			'n8n-nodes-base.httpRequest',
+			4.2,
+			{
+				authentication: 'predefinedCredentialType',
+				nodeCredentialType: CREDENTIAL_TYPE,
+				method: 'GET',
+				url: `${baseUrl}/orders`,
+				sendQuery: true,
+				queryParameters: { parameters: [{ name: 'phone_number_id', value: phoneNumberId }, { name: 'limit', value: '1' }] },
+				options: {},
+			},
+			{ credentials: { [CREDENTIAL_TYPE]: credential } },
+		),
+		action('Send Text', credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone: "={{ $('Split Out').item.json.phone }}",
+			text: "={{ $('Split Out').item.json.text }}",
+			options: { parallelRequests: 1 },
+		}),
+	]);
+}
+
 /** Template → Render, then Send Text From Template with the same values. */
 export function templateSendWorkflow(credential: CredentialRef, templateId: number, values: Record<string, string>, phone: string, hookPath = 'e2e-template-send'): Workflow {
 	const template = { __rl: true, mode: 'id', value: String(templateId) };
