@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 
 /**
- * How a multipart body is signed. The spec does not say (README, "Assumptions"); this is the one
+ * How a multipart body is signed. The spec does not say (docs/assumptions.md); this is the one
  * place that decides it.
  */
 export type MultipartSigning = 'rawBody' | 'queryString' | 'timestampOnly';

@@ -1,6 +1,8 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
+	INodePropertyOptions,
 	INodeType,
 	INodeTypeDescription,
 	IWebhookFunctions,
@@ -18,6 +20,45 @@ import * as webhook from './actions/webhook';
 import { searchTemplates } from './methods/listSearch';
 import { getTemplatePlaceholders } from './methods/resourceMapping';
 
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Contact', value: 'contact' },
+			{ name: 'Message', value: 'message' },
+			{ name: 'Order', value: 'order' },
+			{ name: 'Template', value: 'template' },
+			{ name: 'Webhook', value: 'webhook' },
+		],
+		default: 'message',
+	},
+	...contact.description,
+	...message.description,
+	...order.description,
+	...template.description,
+	...webhook.description,
+];
+
+/**
+ * The canvas subtitle: the chosen operation's action, as the node creator lists it ("Send a message and
+ * wait for the answer"), instead of n8n's raw "sendAndWait: message". Built from the operations above.
+ */
+function readableSubtitle(): string {
+	const actions: Record<string, string> = {};
+	for (const property of properties) {
+		if (property.name !== 'operation') continue;
+		for (const resource of (property.displayOptions?.show?.resource ?? []) as string[]) {
+			for (const option of (property.options ?? []) as INodePropertyOptions[]) {
+				actions[`${resource}:${String(option.value)}`] = option.action ?? option.name;
+			}
+		}
+	}
+	return `={{ (${JSON.stringify(actions)})[$parameter["resource"] + ":" + $parameter["operation"]] || $parameter["operation"] }}`;
+}
+
 export class BusinessMessaging implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Business Messaging',
@@ -25,7 +66,7 @@ export class BusinessMessaging implements INodeType {
 		icon: { light: 'file:../../icons/businessMessaging.svg', dark: 'file:../../icons/businessMessaging.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		subtitle: readableSubtitle(),
 		description: 'Send messages, look up templates and contacts, and update orders on a business messaging service',
 		defaults: { name: 'Business Messaging' },
 		usableAsTool: true,
@@ -35,27 +76,7 @@ export class BusinessMessaging implements INodeType {
 		// The answer link of Send and Wait for Response (n8n's waiting webhook).
 		webhooks: WAITING_WEBHOOKS,
 		waitingNodeTooltip: 'Waiting for the recipient to answer through the link in the message',
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Contact', value: 'contact' },
-					{ name: 'Message', value: 'message' },
-					{ name: 'Order', value: 'order' },
-					{ name: 'Template', value: 'template' },
-					{ name: 'Webhook', value: 'webhook' },
-				],
-				default: 'message',
-			},
-			...contact.description,
-			...message.description,
-			...order.description,
-			...template.description,
-			...webhook.description,
-		],
+		properties,
 	};
 
 	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };

@@ -1,5 +1,6 @@
 import {
 	NodeConnectionTypes,
+	NodeOperationError,
 	type IDataObject,
 	type INodeType,
 	type INodeTypeDescription,
@@ -20,7 +21,7 @@ import {
 	verificationChallenge,
 	type EventEnvelope,
 } from './events';
-import { countRefusal, refusalItem, type Refusal } from './refusals';
+import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 
 /**
@@ -65,21 +66,21 @@ function answer(context: IWebhookFunctions, statusCode: number, body: IDataObjec
 
 /**
  * Refuses a delivery: the sender gets the same answer in every mode. While the editor listens for a
- * test event, it gets an item saying which check failed. In production the refusal is logged and
- * counted, and with *Report Refused Deliveries* at most one summary run starts per interval.
+ * test event, the trigger then fails with the check that failed (see `refusalError`). In production the
+ * refusal is logged and counted, and with *Report Refused Deliveries* at most one summary run starts
+ * per interval.
  */
 function refuse(context: IWebhookFunctions, refusal: Refusal, options: TriggerOptions): IWebhookResponseData {
 	answer(context, refusal.status, { error: refusal.reason });
-	const item = refusalItem(refusal);
 	if (context.getMode() === 'manual') {
 		context.logger.warn(`Business Messaging Trigger: test delivery refused (${refusal.status}, ${refusal.reason})`);
-		return { noWebhookResponse: true, workflowData: [[{ json: item }]] };
+		throw refusalError(context.getNode(), refusal);
 	}
 	const minutes = Number(options.refusalSummaryMinutes);
 	const scope = `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
 	const { total, summary } = countRefusal(scope, refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
 	context.logger.warn(
-		`Business Messaging Trigger: delivery refused (${refusal.status}, ${refusal.reason}); ${total} refused by this trigger since n8n started. ${String(item.whatToCheck)}`,
+		`Business Messaging Trigger: delivery refused (${refusal.status}, ${refusal.reason}); ${total} refused by this trigger since n8n started. ${explain(refusal).whatToCheck}`,
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal.reason, refusedSinceStart: total },
 	);
 	return summary ? { noWebhookResponse: true, workflowData: [[{ json: summary }]] } : { noWebhookResponse: true };
@@ -175,10 +176,10 @@ export class BusinessMessagingTrigger implements INodeType {
 			dark: 'file:../../icons/businessMessaging.dark.svg',
 		},
 		group: ['trigger'],
-		// Version 2 behaves the same for users. n8n evaluates an expression (`options.binaryData`) for every
-		// request to a version 1 webhook node, which costs an expression isolate per event under n8n's
-		// default "vm" engine; version 2 needs none (see README, Performance). Version 1 stays for
-		// existing workflows.
+		// Version 2 (package 0.2.0) behaves the same for users. n8n evaluates an expression
+		// (`options.binaryData`) for every request to a version 1 webhook node, which costs an expression
+		// isolate per event under n8n's default "vm" engine; version 2 needs none (docs/performance.md).
+		// Version 1 stays for workflows made with package 0.1.0.
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{$parameter["events"].join(", ")}}',
@@ -262,6 +263,9 @@ export class BusinessMessagingTrigger implements INodeType {
 		try {
 			return await handleDelivery.call(this);
 		} catch (error) {
+			// A refusal seen while listening is already answered; n8n shows it as the node's error.
+			// (NodeOperationError hands back the same error when given one.)
+			if (isRefusalError(error)) throw new NodeOperationError(this.getNode(), error);
 			// A failure here (credential unreadable, database busy) may pass: 500 lets the service retry.
 			this.logger.error(
 				`Business Messaging Trigger: could not process a webhook request: ${(error as Error).message}`,

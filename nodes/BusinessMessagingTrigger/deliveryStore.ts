@@ -32,14 +32,14 @@ export function deliveryKey(rawBody: Buffer): string {
  * the key's first 16 hex digits (64 bits: a false match among 2,000 keys has a chance of about 1 in
  * 10^16) and the acceptance time in seconds as 8 hex digits. One string instead of an object with 2,000
  * properties: n8n parses it, wraps it in its change-tracking proxies and serializes it again with every
- * request, which for an object cost more than everything else the trigger does (see README, Performance).
+ * request, which for an object cost more than everything else the trigger does (docs/performance.md).
  */
 const STORE_FIELD = 'accepted';
 const KEY_DIGITS = 16;
 const TIME_DIGITS = 8;
 const RECORD_LENGTH = KEY_DIGITS + TIME_DIGITS;
 
-/** Version 0.1.0 stored `{ deliveries: { <32 hex digits>: seconds } }`; still read, replaced on the next write. */
+/** Package version 0.1.0 stored `{ deliveries: { <32 hex digits>: seconds } }`; still read, replaced on the next write. */
 const LEGACY_FIELD = 'deliveries';
 
 type Accepted = Map<string, number>;

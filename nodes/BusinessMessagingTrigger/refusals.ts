@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
 /**
  * Why a delivery was refused, said so that the person setting up can act on it. Each explanation
@@ -54,17 +54,32 @@ const ENVELOPE = {
 	whatToCheck: 'The body is signed JSON but lacks the event’s `event`, `timestamp` or `data`. Check that the URL receives only the service’s events.',
 };
 
-/** The item shown in the editor while the trigger listens for a test event (Execute step). */
-export function refusalItem(refusal: Refusal): IDataObject {
-	const { check, whatToCheck } = WHAT_TO_CHECK[refusal.reason] ?? ENVELOPE;
-	return {
-		refused: true,
-		httpStatus: refusal.status,
-		reason: refusal.reason,
-		failedCheck: check,
-		whatToCheck,
-		note: 'This delivery was refused and would not start the workflow in production. The sender got the same answer.',
-	};
+/** Which check failed and what to do about it. */
+export function explain(refusal: Refusal): { check: string; whatToCheck: string } {
+	return WHAT_TO_CHECK[refusal.reason] ?? ENVELOPE;
+}
+
+/** Errors made by `refusalError`: thrown on past the trigger's catch-all, which answers 500. */
+const refusalErrors = new WeakSet<object>();
+
+/**
+ * The refusal as the editor shows it while listening for a test event (Execute step or Execute
+ * workflow): n8n records an error thrown by a trigger's `webhook()` as that node's failure
+ * (n8n/dist/webhooks/webhook-helpers.js, then n8n-core's `rethrowLastNodeError`), so the node is shown
+ * failed with this message and the nodes after it do not run. A plain NodeOperationError, not a
+ * subclass: n8n keeps the description only for errors named NodeOperationError or NodeApiError.
+ */
+export function refusalError(node: INode, refusal: Refusal): NodeOperationError {
+	const { check, whatToCheck } = explain(refusal);
+	const error = new NodeOperationError(node, `Delivery refused (${refusal.status}): ${refusal.reason}`, {
+		description: `Failed check: ${check}. ${whatToCheck} The sender was answered ${refusal.status}. A refused delivery never reaches the nodes after the trigger; in production it starts no run.`,
+	});
+	refusalErrors.add(error);
+	return error;
+}
+
+export function isRefusalError(error: unknown): error is NodeOperationError {
+	return typeof error === 'object' && error !== null && refusalErrors.has(error);
 }
 
 interface Tally {

@@ -10,6 +10,7 @@ import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows }
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
+import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
@@ -74,6 +75,11 @@ function agentVersions(n8n: N8n, smoke: boolean): number[] {
 	return smoke ? [] : AGENT_VERSIONS.filter((version) => n8n.features.agentVersions.includes(version));
 }
 
+/** n8n's human-review tool made from this node, with AI Agent 3.1 (not in a smoke run). */
+function hasHitlTool(n8n: N8n, smoke: boolean): boolean {
+	return !smoke && n8n.features.hitlTools && n8n.features.agentVersions.includes(3.1);
+}
+
 /** The shipped support bot runs on every version that has its AI Agent version, smoke runs included (it is what 1.x users import). */
 function hasSupportBotAgent(n8n: N8n): boolean {
 	return n8n.features.agentVersions.includes(SUPPORT_BOT_EXAMPLE.agentVersion);
@@ -81,10 +87,12 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 
 /**
  * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, duplicates
- * at once and across a restart (they rest on how each n8n answers and saves), the shipped support bot,
- * retry chains (they rest on what n8n copies into a retry), no secret leaks.
+ * at once and across a restart (they rest on how each n8n answers and saves), forged Send and Wait links
+ * (n8n before 2.41 checks their signature only when the node asks), retry chains (they rest on what n8n
+ * copies into a retry), the shipped support bot, no secret leaks.
  */
-const SMOKE_CHECKS = /loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|support-bot example|Retry chain|no secret appears/;
+const SMOKE_CHECKS =
+	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|Retry chain|support-bot example|no secret appears/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -109,7 +117,7 @@ export async function e2eSuite(options: {
 		await report.run({ ...check, name: `${prefix}${check.name}` });
 	};
 	const mediaFile = 'pixel.png';
-	const model = new ScriptedModel(AGENT_SCENARIOS);
+	const model = new ScriptedModel({ ...AGENT_SCENARIOS, ...HITL_SCENARIOS });
 	try {
 		await model.start();
 		stack = await startStack({
@@ -151,6 +159,7 @@ export async function e2eSuite(options: {
 					repeatKey: '={{ $json.order_id }}-shipped',
 				}),
 				...agentVersions(n8n, smoke).map((version) => agentWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL], version)),
+				...(hasHitlTool(n8n, smoke) ? [hitlWorkflow(credential, extraCredentials[OPENAI_CREDENTIAL])] : []),
 				...(hasSupportBotAgent(n8n)
 					? [
 							exampleWorkflow(
@@ -187,6 +196,7 @@ export async function e2eSuite(options: {
 		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
+		...(hasHitlTool(stack.n8n, smoke) ? hitlChecks(stack, model) : []),
 		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID) : []),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),

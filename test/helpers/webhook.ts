@@ -7,7 +7,7 @@
  * the node's own or, when the node hands over a run, 200 (or 500 for `failNextRuns`). When and whether
  * n8n really saves static data, and how it answers, differs between n8n versions: the end-to-end suites
  * check the trigger in real n8n for that (test/e2e/checks/trigger.ts, the versions smoke, the fault suite).
- * Test runs (mode `manual`) save nothing here.
+ * Test runs (mode `manual`) save nothing here. A throw gets 500 unless the node answered first.
  */
 
 import { EventEmitter } from 'node:events';
@@ -399,7 +399,10 @@ export class TriggerHarness {
 		logs: string[],
 	): WebhookOutcome {
 		if (threw !== undefined || result === undefined) {
-			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
+			// n8n answers 500 unless the node already answered; then the sender keeps the node's answer
+			// (n8n's own 500 fails with "Cannot set headers after they are sent", seen in its log only).
+			const answered = res.headersSent;
+			return { statusCode: answered ? res.statusCode : 500, body: answered ? res.body : { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
 		if (result.workflowData !== undefined && !res.headersSent && this.failNextRuns > 0) {
 			this.failNextRuns--;

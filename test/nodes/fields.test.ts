@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { Workflow, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
 
 import { BASE_URL_CONNECTION_HINT, BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
@@ -125,11 +125,39 @@ describe('documentation links', () => {
 		expect([...anchors]).toContain(anchor);
 	});
 
-	it('package.json: the homepage is the npm page, and no repository or issue tracker is invented', () => {
-		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+	it('package.json: the homepage is the npm page; the repository is one GitHub URL, written once', () => {
+		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { homepage: string; repository?: { url?: string }; bugs?: unknown };
 		expect(String(pkg.homepage).split('#')[0]).toBe(NPM_PAGE);
-		expect(pkg.repository).toBeUndefined();
+		expect(pkg.repository?.url).toMatch(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+		// npm derives the issue tracker from the repository; a second copy of the URL could drift.
 		expect(pkg.bugs).toBeUndefined();
-		expect(JSON.stringify(pkg)).not.toContain('github.com');
+		expect(JSON.stringify(pkg).split('github.com').length - 1).toBe(1);
+	});
+});
+
+describe('the node on the canvas and in its panel', () => {
+	/** The subtitle as the editor computes it (n8n-workflow's expression, as in the editor's getNodeSubtitle). */
+	const subtitle = (resource: string, operation: string): unknown => {
+		const node = { id: 'n', name: 'Business Messaging', type: 'n8n-nodes-business-messaging.businessMessaging', typeVersion: 1, position: [0, 0] as [number, number], parameters: { resource, operation } };
+		const nodeTypes = { getByName: () => new BusinessMessaging(), getByNameAndVersion: () => new BusinessMessaging(), getKnownTypes: () => ({}) };
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+		return workflow.expression.getSimpleParameterValue(node, action.subtitle!, 'internal', {}, undefined, '');
+	};
+
+	it.each([
+		['message', 'sendAndWait', 'Send a message and wait for the answer'],
+		['message', 'sendText', 'Send a text message'],
+		['template', 'get', 'Get a message template by ID'],
+		['order', 'update', 'Update the status or details of an order'],
+	])('the subtitle of %s → %s reads as the action the node creator lists: %s', (resource, operation, expected) => {
+		expect(subtitle(resource, operation)).toBe(expected);
+	});
+
+	it('every send operation reminds the user to check the credential’s Test Mode, without saying it is on', () => {
+		const notices = action.properties.filter((p) => p.type === 'notice' && /Test Mode/.test(p.displayName));
+		expect(notices).toHaveLength(1);
+		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] });
+		expect(notices[0].displayName).toMatch(/check it/);
+		expect(notices[0].displayName).not.toMatch(/Test Mode is on/i);
 	});
 });

@@ -4,10 +4,11 @@
  * input (several items, a limit in the past, a bad phone) is refused before anything is sent.
  * The answer page itself is checked here; resuming through the link runs in a real n8n (test/e2e).
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { INodeParameters, IRun } from 'n8n-workflow';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import { questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
+import { type Question, questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
+import type { WaitingQuestion } from '../../nodes/BusinessMessaging/helpers/waitingQuestion';
 import { runAction } from '../helpers/actionNode';
 import { type Sandbox } from '../sandbox';
 import { useSandbox } from '../helpers/useSandbox';
@@ -21,6 +22,13 @@ const ask = (parameters: INodeParameters = {}, input = [{ json: {} }]) =>
 		{ resource: 'message', operation: 'sendAndWait', phone: PHONE, message: 'Ship order 12 today?', ...parameters },
 		{ input },
 	);
+
+/** What the waiting execution keeps about the question (the node's context, saved with the execution). */
+function kept(run: IRun): WaitingQuestion {
+	const context = run.data.executionData?.contextData ?? {};
+	const entry = Object.entries(context).find(([key]) => key.startsWith('node:'))?.[1] as { waitingQuestion?: string };
+	return JSON.parse(entry?.waitingQuestion ?? 'null') as WaitingQuestion;
+}
 
 function linkIn(text: string): URL {
 	const match = /(http\S+)$/.exec(text);
@@ -40,9 +48,18 @@ test('sends the question with a signed answer link and waits without a limit', a
 	const link = linkIn(body!);
 	// n8n's waiting-webhook address for this execution and node, signed as n8n-core signs it.
 	expect(link.pathname).toMatch(/^\/webhook-waiting\/engine-test-\d+\/node-under-test-id$/);
-	expect(link.searchParams.get('to')).toBe(PHONE);
+	// Only a random key and n8n's signature: nothing an attacker could compute or change.
+	expect([...link.searchParams.keys()].sort()).toEqual(['q', 'signature']);
+	expect(link.searchParams.get('q')).toMatch(/^[0-9a-f]{32}$/);
 	// Checked by n8n itself in the e2e suite; here only its form.
 	expect(link.searchParams.get('signature')).toMatch(/^[0-9a-f]{64}$/);
+	// The execution keeps the question as sent, with who it went to and the link's key.
+	const waiting = kept(result.run);
+	expect(waiting).toMatchObject({ key: link.searchParams.get('q'), phone: PHONE });
+	expect(waiting.question).toMatchObject({ kind: 'approval', message: 'Ship order 12 today?', approveLabel: 'Approve', declineLabel: 'Decline' });
+	// A new question gets a new key.
+	const again = await ask({ linkText: 'Tap to answer:' });
+	expect(kept(again.run).key).not.toBe(waiting.key);
 });
 
 test('Limit Wait Time sets when the wait ends', async () => {
@@ -78,22 +95,43 @@ test('several items are refused before anything is sent, naming the alternatives
 });
 
 describe('answer page', () => {
-	const base = { approveLabel: 'Yes <ship>', declineLabel: 'No', answerLabel: 'Why?', sendLabel: 'Send' };
-	test('approval shows one POST form with the chosen buttons, labels escaped, usable on a phone', () => {
-		const html = questionPage({ kind: 'approval', approvalType: 'double', ...base });
+	const base: Question = {
+		kind: 'approval',
+		approvalType: 'double',
+		message: 'Ship order <b>#1042</b> & pack it?\nSecond line',
+		askedBy: 'Acme "Shop"',
+		approveLabel: 'Yes <ship>',
+		declineLabel: 'No',
+		answerLabel: 'Why?',
+		sendLabel: 'Send',
+	};
+	const question = '<div class="question">Ship order &#60;b&#62;#1042&#60;/b&#62; &#38; pack it?\nSecond line</div>';
+	test('approval shows who asks, the question (escaped) and under it one POST form with the chosen buttons', () => {
+		const html = questionPage(base);
 		expect(html).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-		expect(html).toContain('<form method="post">');
+		expect(html).toContain(`<p class="from">From Acme &#34;Shop&#34;</p>${question}`);
+		expect(html.indexOf(question)).toBeLessThan(html.indexOf('<form method="post">'));
 		expect(html).toContain('value="approve">Yes &#60;ship&#62;</button>');
 		expect(html).toContain('value="decline">No</button>');
+		expect(html).not.toContain('<b>');
 		expect(html).not.toContain('<script');
-		const single = questionPage({ kind: 'approval', approvalType: 'single', ...base });
+		const single = questionPage({ ...base, approvalType: 'single', askedBy: '' });
 		expect(single).not.toContain('value="decline"');
+		expect(single).not.toContain('class="from"');
 	});
-	test('free text shows a text box and the error when one is given', () => {
-		const html = questionPage({ kind: 'freeText', approvalType: 'double', ...base }, 'Please write an answer.');
+	test('free text shows the question, a text box and the error when one is given', () => {
+		const html = questionPage({ ...base, kind: 'freeText' }, 'Please write an answer.');
+		expect(html).toContain(question);
 		expect(html).toContain('<textarea id="answer" name="answer" required');
 		expect(html).toContain('role="alert">Please write an answer.</p>');
-		expect(thanksPage()).toContain('Your answer was received');
+	});
+	test('after the answer the page says what was answered to which question', () => {
+		expect(thanksPage(base, 'approve')).toContain(`<h1>You approved:</h1><p class="from">From Acme &#34;Shop&#34;</p>${question}`);
+		expect(thanksPage(base, 'decline')).toContain('<h1>You declined:</h1>');
+		const text = thanksPage({ ...base, kind: 'freeText' }, 'Tomorrow <9>');
+		expect(text).toContain('<h1>You answered:</h1><div class="question">Tomorrow &#60;9&#62;</div>');
+		expect(text).toContain(question);
+		expect(text).toContain('Your answer was received');
 	});
 });
 
@@ -109,7 +147,7 @@ describe('the credential’s Test Mode', () => {
 		expect(result.run.status).toBe('waiting');
 		expect(sandbox.messages.map((m) => m.phone)).toEqual(['+4915199999999']);
 		// The answer will name the intended recipient.
-		expect(linkIn(sandbox.messages[0].body!).searchParams.get('to')).toBe(PHONE);
+		expect(kept(result.run).phone).toBe(PHONE);
 	});
 	test('dry run: nothing is sent and the run does not wait', async () => {
 		const result = await withMode({ testMode: 'dryRun' });

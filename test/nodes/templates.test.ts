@@ -2,10 +2,11 @@
  * Templates filled and checked: Template → Render, Send Text From Template, and the Placeholder Values
  * fields the editor shows per template.
  */
-import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { NodeHelpers, type IDataObject, type INode, type INodeParameters } from 'n8n-workflow';
 
+import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { placeholdersOf, renderTemplate } from '../../nodes/BusinessMessaging/helpers/templates';
-import { runAction, templatePlaceholderFields } from '../helpers/actionNode';
+import { ACTION_NODE_TYPE, runAction, searchTemplates, templatePlaceholderFields } from '../helpers/actionNode';
 import { type Sandbox, type Template } from '../sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 import { makeTemplate } from '../sandbox/seed';
@@ -55,7 +56,7 @@ describe('renderTemplate', () => {
 
 	test('refuses a value for a placeholder the template does not have', () => {
 		const t = template([{ type: 'BODY', text: '{{1}}' }]);
-		expect(() => renderTemplate(t, { 'body.1': 'a', 'body.5': 'b' })).toThrow('template "demo" has no placeholder body {{5}}');
+		expect(() => renderTemplate(t, { 'body.1': 'a', 'body.5': 'b' })).toThrow('template "demo" has no placeholder Body {{5}}');
 	});
 });
 
@@ -82,13 +83,87 @@ function expectedBody(t: Template, values: string[]): string {
 const locator = (id: number) => ({ __rl: true, mode: 'id', value: String(id) });
 const mapping = (value: IDataObject) => ({ mappingMode: 'defineBelow', value });
 
-test('the panel shows one required field per placeholder, per component, for the chosen template', async () => {
+test('the panel shows one required field per placeholder, per component, labelled with the template’s sample value', async () => {
 	const t = seeded('APPROVED', 2);
 	const { fields } = await templatePlaceholderFields(sandbox, String(t.id));
-	const count = (t.components.find((c) => c.type === 'BODY')!.text!.match(/\{\{\d+\}\}/g) ?? []).length;
-	expect(fields.filter((f) => f.id.startsWith('body.')).map((f) => [f.id, f.displayName, f.required])).toEqual(
-		Array.from({ length: count }, (_, i) => [`body.${i + 1}`, `Body {{${i + 1}}}`, true]),
+	const body = t.components.find((c) => c.type === 'BODY')!;
+	const samples = body.example!.body_text[0];
+	expect(fields.filter((f) => f.id.startsWith('Body')).map((f) => [f.id, f.displayName, f.required])).toEqual(
+		samples.map((sample, i) => [`Body {{${i + 1}}}`, `Body {{${i + 1}}} (e.g. ${sample})`, true]),
 	);
+});
+
+test('the Template picker says how many values each template needs, and which cannot be sent, before the pick', async () => {
+	const { results } = await searchTemplates(sandbox);
+	const byId = new Map(results.map((r) => [Number(r.value), r.name]));
+	for (const id of [1, 7, 13, 19, 25]) {
+		const t = makeTemplate(id);
+		const count = placeholdersOf(t as unknown as IDataObject).length;
+		const expected =
+			t.status === 'APPROVED'
+				? `${t.name} (${t.language}, ${count === 0 ? 'no' : count} placeholder${count === 1 ? '' : 's'})`
+				: `${t.name} (${t.language}, ${t.status}: cannot be sent)`;
+		expect(byId.get(id)).toBe(expected);
+	}
+	expect(results.some((r) => r.name.includes('PENDING: cannot be sent'))).toBe(true);
+	expect(results.some((r) => r.name.includes('REJECTED: cannot be sent'))).toBe(true);
+	expect(results.some((r) => / 2 placeholders\)$/.test(r.name))).toBe(true);
+});
+
+describe('every error about a placeholder names the field as the editor labels it', () => {
+	const description = new BusinessMessaging().description;
+	/** What the editor shows on the node for these parameters (n8n-workflow's own check, as the editor runs it). */
+	const editorIssues = (parameters: INodeParameters): string[] => {
+		const node: INode = { id: 'n', name: 'Send Text', type: ACTION_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters };
+		const issues = NodeHelpers.getNodeParametersIssues(description.properties, node, description);
+		return Object.values(issues?.parameters ?? {}).flat();
+	};
+	/** The label without the sample value: "Body {{2}} (e.g. #1042)" -> "Body {{2}}". */
+	const shortLabel = (displayName: string) => displayName.replace(/ \(e\.g\. .*\)$/, '');
+
+	test('each field of Send Text → From Template, left empty: in the editor, and when run', async () => {
+		const t = seeded('APPROVED', 3);
+		const { fields } = await templatePlaceholderFields(sandbox, String(t.id));
+		expect(fields.length).toBeGreaterThanOrEqual(3);
+		for (const field of fields) {
+			const label = shortLabel(field.displayName);
+			const filled = Object.fromEntries(fields.map((f) => [f.id, 'x']));
+			const parameters = (value: IDataObject | null) => ({
+				resource: 'message',
+				operation: 'sendText',
+				phone: '+4915100000001',
+				textSource: 'template',
+				templateId: locator(t.id),
+				placeholderValues: { mappingMode: 'defineBelow', value, matchingColumns: [], schema: fields, attemptToConvertTypes: false, convertFieldsToString: false },
+			});
+			// The editor's issue for a field the user never filled.
+			const { [field.id]: _left, ...others } = filled;
+			expect(editorIssues(parameters(others) as INodeParameters)).toEqual([`Placeholder "${label}" is required`]);
+			// A value left empty (or an expression that resolves to nothing) when the node runs.
+			const run = await runAction(sandbox, parameters({ ...filled, [field.id]: '' }) as INodeParameters);
+			expect(run.error?.message).toBe(`Placeholder values: no value for ${label} of template "${t.name}"`);
+		}
+		expect(sandbox.messages).toHaveLength(0);
+	});
+
+	test('header and button placeholders, and a value for a placeholder the template does not have', () => {
+		const t = template([
+			{ type: 'HEADER', format: 'TEXT', text: 'Order {{1}}' },
+			{ type: 'BODY', text: 'Hi {{1}}' },
+			{ type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Track {{1}}' }] },
+		]);
+		const labels = placeholdersOf(t).map((p) => p.label);
+		expect(labels).toEqual(['Header {{1}}', 'Body {{1}}', 'Button 1 {{1}}']);
+		for (const label of labels) {
+			const values = Object.fromEntries(labels.filter((l) => l !== label).map((l) => [l, 'x']));
+			expect(() => renderTemplate(t, values)).toThrow(`no value for ${label} of template "demo"`);
+		}
+		const all = Object.fromEntries(labels.map((l) => [l, 'x']));
+		expect(() => renderTemplate(t, { ...all, 'Body {{5}}': 'y' })).toThrow('template "demo" has no placeholder Body {{5}}');
+		// Values saved under the keys used before (body.1) still fill, and are named by label when extra.
+		expect(renderTemplate(t, { 'header.1': '#7', 'body.1': 'Ann', 'button1.1': 'it' }).body).toBe('Hi Ann');
+		expect(() => renderTemplate(t, { ...all, 'body.5': 'y' })).toThrow('has no placeholder Body {{5}}');
+	});
 });
 
 test('the panel says why there are no fields for a template that is not approved', async () => {
@@ -161,6 +236,8 @@ test('Send Text From Template sends the rendered body, per item, reading the tem
 		expectedBody(t, ['Bo', '#2', 'Friday']),
 	]);
 	expect(result.items[0].json.template).toEqual({ id: t.id, name: t.name });
+	// The text that went out, since the service's answer does not repeat it.
+	expect(result.items.map((item) => item.json.body)).toEqual(sandbox.messages.map((m) => m.body));
 	expect(sandbox.requests.filter((r) => r.path === `/templates/${t.id}`)).toHaveLength(1);
 });
 
@@ -176,6 +253,6 @@ test('Send Text From Template refuses an extra value before sending anything', a
 		templateId: locator(t.id),
 		placeholderValues: mapping(values),
 	} as INodeParameters);
-	expect(result.error?.message).toContain(`has no placeholder body {{${count + 1}}}`);
+	expect(result.error?.message).toContain(`has no placeholder Body {{${count + 1}}}`);
 	expect(sandbox.messages).toHaveLength(0);
 });

@@ -1,9 +1,10 @@
 /**
- * Refused deliveries: while the editor listens for a test event (Execute step, mode `manual`) the editor gets an item
- * naming the failed check; in production they are logged with the reason and counted, and the
+ * Refused deliveries: while the editor listens for a test event (mode `manual`) the trigger fails with an error
+ * naming the failed check (n8n shows it on the node and runs nothing after it); in production they are logged with the reason and counted, and the
  * optional summary starts at most one run per interval. The sender's answer is the same in both modes.
  * Also: the service's test event is marked in the item.
  */
+import type { NodeOperationError } from 'n8n-workflow';
 import { DEFAULT_CREDENTIALS, TriggerHarness, runWebhook, TEST_WEBHOOK_SECRET, type WebhookOutcome } from '../helpers/webhook';
 import { FIXED_NOW_SECONDS, eventBody, messageReceived, sign, signedRequest, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './requests';
 
@@ -26,16 +27,16 @@ describe.each(cases)('a delivery with %s', (_what, request, credentials, status,
 		credentials: credentials ? { ...DEFAULT_CREDENTIALS, ...credentials } : undefined,
 	});
 
-	it('while listening: the same answer, and one item naming the failed check and what to check', async () => {
+	it('while listening: the same answer, then the trigger fails naming the failed check and what to check', async () => {
 		const outcome = await runWebhook(request, setup('manual'), NOW_MS);
 		expect([outcome.statusCode, outcome.body]).toEqual([status, { error: reason }]);
-		expect(outcome.workflowStarted).toBe(true);
-		expect(outcome.items).toHaveLength(1);
-		const item = outcome.items[0].json;
-		expect(item).toMatchObject({ refused: true, httpStatus: status, reason, failedCheck });
-		expect(String(item.whatToCheck).length).toBeGreaterThan(40);
+		expect(outcome.workflowStarted).toBe(false);
+		const error = outcome.threw as NodeOperationError;
+		// n8n keeps the description of an error thrown by webhook() only for this class name.
+		expect([error?.name, error?.message]).toEqual(['NodeOperationError', `Delivery refused (${status}): ${reason}`]);
+		expect(error.description).toMatch(new RegExp(`^Failed check: ${failedCheck}\\. .{40,}`));
 		// Never the expected value: no 64-hex digest, and the sentinel secret is checked by the harness.
-		expect(JSON.stringify(item)).not.toMatch(/[0-9a-f]{64}/i);
+		expect(`${error.message} ${error.description}`).not.toMatch(/[0-9a-f]{64}/i);
 	});
 
 	it('in production: the same answer, no run, a log line with the reason and the count', async () => {

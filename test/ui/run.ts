@@ -16,10 +16,12 @@ import { listenWorkflow } from '../e2e/checks/listen';
 import { chain, manualTrigger } from '../e2e/lib/workflow';
 import { action, CREDENTIAL_TYPE, exampleWorkflow, webhookTestWorkflow } from '../e2e/lib/workflows';
 import { checkAgentToolPanel } from './agentTool';
+import { answerPageWorkflows, checkAnswerPage } from './answerPage';
 import { byTestId as within, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
+import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
 
@@ -73,9 +75,33 @@ async function main(): Promise<number> {
 				listenWorkflow(credential),
 				webhookTestWorkflow(credential),
 				exampleWorkflow('support-bot.json', 'uiSupportBot', { [CREDENTIAL_TYPE]: credential }),
+				chain('uiFromTemplate', 'UI: send from a template', [
+					manualTrigger(),
+					action('Send From Template', credential, { resource: 'message', operation: 'sendText', phone: '+4915112345678', textSource: 'template', templateId: { __rl: true, mode: 'list', value: '' } }),
+				]),
+				...(['', 'Ann'] as const).map((value) =>
+					chain(`uiTemplateRun${value || 'Empty'}`, `UI: send from a template, Body {{1}} ${value ? 'filled' : 'empty'}`, [
+						manualTrigger(),
+						action('Send From Template', credential, {
+							resource: 'message',
+							operation: 'sendText',
+							phone: '+4915112345678',
+							textSource: 'template',
+							templateId: { __rl: true, mode: 'id', value: '7' },
+							placeholderValues: { mappingMode: 'defineBelow', value: { 'Body {{1}}': value }, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: false },
+						}),
+					]),
+				),
+				chain('uiSubtitle', 'UI: a Send and Wait node on the canvas', [
+					manualTrigger(),
+					action('Ask for Approval', credential, { resource: 'message', operation: 'sendAndWait', phone: '+4915112345678', message: 'Ship order #1042 today?' }),
+				]),
+				...answerPageWorkflows(credential),
 			],
 			// Send Test Event runs on request through its Webhook node.
 			publish: (workflows) => [workflows[6].id],
+			// The answer page's questions start through their Webhook nodes.
+			activate: (workflows) => workflows.filter((w) => w.name.includes('send and wait')).map((w) => w.id),
 		});
 	} catch (error) {
 		report.result('set-up: n8n with the package and the sandbox', false, String(error));
@@ -195,12 +221,36 @@ async function main(): Promise<number> {
 		await checkAgentToolPanel(page, n8n.baseUrl, stack!.workflows[7].id);
 	});
 
+	const named = (name: string) => stack!.workflows.find((w) => w.name === name)!;
+	await run('a delivery refused while listening (Execute workflow): the trigger fails, the node after it does not run', async () => {
+		await refusedWhileListening(page, stack!, stack!.workflows[5]);
+	});
+	await run('the refused delivery in the trigger’s panel: the error names the refusal and the failed check', async () => {
+		await refusalInPanel(page, stack!.workflows[5]);
+	});
+	await run('Send Text → From Template: the picker lists placeholder counts and marks templates that cannot be sent; the Test Mode notice', async () => {
+		await templateList(page, n8n.baseUrl, named('UI: send from a template'));
+	});
+	await run('Send Text → From Template: the chosen name fits its field; Values show the template’s sample', async () => {
+		await templatePicked(page);
+	});
+	await run('Send Text → From Template: an empty value’s error names Body {{1}}; a send shows the body it sent', async () => {
+		await templateRuns(page, n8n.baseUrl, named('UI: send from a template, Body {{1}} empty'), named('UI: send from a template, Body {{1}} filled'));
+	});
+	await run('the canvas subtitle of Send and Wait reads as its action', async () => {
+		await subtitles(page, n8n.baseUrl, named('UI: a Send and Wait node on the canvas'));
+	});
+
 	const badPhone = stack.workflows[3];
 	await run('an invalid phone shows an error naming the field', async () => {
 		await page.goto(`${n8n.baseUrl}/workflow/${badPhone.id}`);
 		await byTestId('execute-workflow-button').click();
 		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
+	});
+
+	await run('Send and Wait answer page on a phone: the question and who asks above the buttons; after Approve, what was approved', async () => {
+		await checkAnswerPage(browser!, stack!, (name) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`));
 	});
 
 	return await finish();

@@ -41,17 +41,46 @@ function textsOf(template: IDataObject): TemplateText[] {
 	return texts;
 }
 
-/** A value a template needs: key `body.2` is shown as `Body {{2}}`. */
+/**
+ * A value a template needs. `label` ("Body {{2}}") is what the editor shows and the key of its value in
+ * Placeholder Values, so n8n's own messages ("Placeholder "Body {{2}}" is required") name the field as
+ * the user sees it. `key` (`body.2`) was the value's key before; values saved under it still count.
+ */
 export interface Placeholder {
 	key: string;
 	label: string;
+	/** The template's sample value for it (`example.body_text`), when it has one. */
+	sample?: string;
+}
+
+/** The body's sample values: `example.body_text[0][n - 1]` is the sample for {{n}}. */
+function samplesOf(template: IDataObject): unknown[] {
+	const body = componentsOf(template).find((c) => String(c.type ?? '').toUpperCase() === 'BODY');
+	const rows = (body?.example as IDataObject | undefined)?.body_text;
+	return Array.isArray(rows) && Array.isArray(rows[0]) ? (rows[0] as unknown[]) : [];
 }
 
 /** Every value the template needs, per component in the template's order, each number once. */
 export function placeholdersOf(template: IDataObject): Placeholder[] {
+	const samples = samplesOf(template);
 	return textsOf(template).flatMap(({ part, label, text }) =>
-		placeholdersIn(text).map((n) => ({ key: `${part}.${n}`, label: `${label} {{${n}}}` })),
+		placeholdersIn(text).map((n) => {
+			const sample = part === 'body' ? samples[n - 1] : undefined;
+			return {
+				key: `${part}.${n}`,
+				label: `${label} {{${n}}}`,
+				...(typeof sample === 'string' && sample.trim() !== '' ? { sample } : {}),
+			};
+		}),
 	);
+}
+
+/** The label of an old-style key (`body.5` -> `Body {{5}}`), else the key as given. */
+function labelOfKey(key: string): string {
+	const match = /^(header|body|button(\d+))\.(\d+)$/.exec(key);
+	if (!match) return key;
+	const part = match[2] ? `Button ${match[2]}` : match[1] === 'header' ? 'Header' : 'Body';
+	return `${part} {{${match[3]}}}`;
 }
 
 /**
@@ -92,21 +121,19 @@ export function renderTemplate(template: IDataObject, values: Record<string, unk
 		);
 	}
 	const needed = placeholdersOf(template);
-	const neededKeys = new Set(needed.map((p) => p.key));
-	const missing = needed.filter((p) => String(values[p.key] ?? '').trim() === '');
+	const known = new Set(needed.flatMap((p) => [p.key, p.label]));
+	// By key: a value under the label the editor shows, or under the old key.
+	const byKey = Object.fromEntries(needed.map((p) => [p.key, values[p.label] ?? values[p.key]]));
+	const missing = needed.filter((p) => String(byKey[p.key] ?? '').trim() === '');
 	if (missing.length > 0) {
 		throw new TemplateError(`Placeholder values: no value for ${missing.map((p) => p.label).join(', ')} of template "${name}"`);
 	}
-	const extra = Object.keys(values).filter((key) => !neededKeys.has(key));
+	const extra = Object.keys(values).filter((key) => !known.has(key));
 	if (extra.length > 0) {
-		const labels = extra.map((key) => {
-			const [part, n] = key.split('.');
-			return `${part} {{${n ?? '?'}}}`;
-		});
-		throw new TemplateError(`Placeholder values: template "${name}" has no placeholder ${labels.join(', ')}`);
+		throw new TemplateError(`Placeholder values: template "${name}" has no placeholder ${extra.map(labelOfKey).join(', ')}`);
 	}
 	const fill = (part: string, text: string) =>
-		text.replace(PLACEHOLDER, (_match, n: string) => String(values[`${part}.${Number(n)}`]));
+		text.replace(PLACEHOLDER, (_match, n: string) => String(byKey[`${part}.${Number(n)}`]));
 	const rendered: RenderedTemplate = { body: '', buttons: [] };
 	for (const { part, text } of textsOf(template)) {
 		if (part === 'header') rendered.header = fill(part, text);

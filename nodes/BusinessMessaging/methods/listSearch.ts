@@ -1,6 +1,20 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult, IDataObject } from 'n8n-workflow';
 
+import { placeholdersOf } from '../helpers/templates';
 import { getPage, PAGE_SIZE } from '../transport';
+
+/**
+ * What a user needs before picking: how many values the template needs, or that it cannot be sent.
+ * The name comes first and the status only when it blocks sending, so the chosen template's name
+ * fits the field.
+ */
+export function listName(template: IDataObject): string {
+	const name = String(template.name);
+	const language = String(template.language);
+	if (template.status !== 'APPROVED') return `${name} (${language}, ${String(template.status)}: cannot be sent)`;
+	const count = placeholdersOf(template).length;
+	return `${name} (${language}, ${count === 0 ? 'no' : count} placeholder${count === 1 ? '' : 's'})`;
+}
 
 /** Templates for the Template picker, searchable by name, one page of the service per scroll. */
 export async function searchTemplates(
@@ -12,10 +26,7 @@ export async function searchTemplates(
 	const qs: IDataObject = filter ? { searchTerm: filter } : {};
 	const { items, lastPage } = await getPage.call(this, '/templates', qs, page, PAGE_SIZE);
 	return {
-		results: items.map((template) => ({
-			name: `${String(template.name)} (${String(template.language)}, ${String(template.status)})`,
-			value: String(template.id),
-		})),
+		results: items.map((template) => ({ name: listName(template), value: String(template.id) })),
 		paginationToken:
 			(lastPage !== undefined ? page < lastPage : items.length === PAGE_SIZE) ? String(page + 1) : undefined,
 	};

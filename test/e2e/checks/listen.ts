@@ -1,18 +1,21 @@
 /**
- * The trigger while the editor listens for a test event (Execute step, n8n mode `manual`): a refused delivery
- * ends the listening with an item saying which check failed, and the service's test event (Webhook →
- * Send Test Event) arrives marked as such. Listening is started with the REST call the editor makes:
- * `POST /rest/workflows/:id/run` with the trigger as destination (n8n's workflows controller).
+ * The trigger while the editor listens for a test event (n8n mode `manual`): a refused delivery ends the
+ * listening with the trigger failed, its error naming the check that failed, and the node after it not run;
+ * the service's test event (Webhook → Send Test Event) arrives marked as such. Listening is started with the
+ * REST call the editor makes: `POST /rest/workflows/:id/run`, with the trigger as destination for Execute
+ * step, without one for Execute workflow (n8n's workflows controller).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
+import { type ExecutionSummary, type N8n, N8N_VERSION, nodeError, nodeOutput } from '../lib/n8n';
 import { waitFor } from '../lib/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../lib/stack';
-import { chain, node, webhookIdFor, type Workflow } from '../lib/workflow';
+import { chain, node, setFields, webhookIdFor, type Workflow } from '../lib/workflow';
 import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, TRIGGER_WEBHOOK_PATH, triggerProductionPath } from '../lib/workflows';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
+/** The node after the trigger: it must never run on a refused delivery. */
+export const AFTER_TRIGGER_NODE = 'After the Trigger';
 const LISTEN_WEBHOOK_ID = webhookIdFor('e2e-listen');
 
 /** Inactive: it only ever runs while listening. */
@@ -22,14 +25,19 @@ export function listenWorkflow(credential: CredentialRef): Workflow {
 			credentials: { [CREDENTIAL_TYPE]: credential },
 			webhookId: LISTEN_WEBHOOK_ID,
 		}),
+		setFields(AFTER_TRIGGER_NODE, { ran: true }),
 	]);
 }
 
-/** What the editor does on the trigger's Execute step (listen for a test event); answers with the Test URL. */
-async function listen(n8n: N8n, workflow: Workflow): Promise<string> {
-	const res = await n8n.rest<{ data?: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflow.id}/run`, {
-		destinationNode: { nodeName: TRIGGER_NODE, mode: 'inclusive' },
-	});
+/**
+ * What the editor does on the trigger's Execute step (`step`) or on Execute workflow (listen for a test
+ * event); answers with the Test URL.
+ */
+async function listen(n8n: N8n, workflow: Workflow, how: 'step' | 'workflow' = 'step'): Promise<string> {
+	const target = how === 'step' ? { destinationNode: { nodeName: TRIGGER_NODE, mode: 'inclusive' } } : { triggerToStartFrom: { name: TRIGGER_NODE } };
+	// n8n 1.x's editor sends the workflow along; 2.x reads it from the database.
+	const workflowData = N8N_VERSION.startsWith('1.') ? (await n8n.rest<{ data: unknown }>('GET', `/workflows/${workflow.id}`)).body.data : undefined;
+	const res = await n8n.rest<{ data?: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflow.id}/run`, { ...target, ...(workflowData ? { workflowData } : {}) });
 	assert(res.status === 200 && res.body.data?.waitingForWebhook === true, `listening did not start: ${res.status} ${JSON.stringify(res.body)}`);
 	return `${n8n.baseUrl}/webhook-test/${LISTEN_WEBHOOK_ID}/${TRIGGER_WEBHOOK_PATH}`;
 }
@@ -51,19 +59,20 @@ export function listenChecks(stack: Stack, productionWebhookId: string): Check[]
 	const workflow = workflows.find((w) => w.name === 'E2E: trigger while listening for a test event')!;
 	return [
 		{
-			name: 'trigger, listening for a test event: a delivery signed with another secret gets 401 and shows an item naming the failed check, no production run',
+			name: 'trigger, listening for a test event (Execute workflow): a delivery signed with another secret gets 401; the trigger fails naming the failed check, the node after it does not run, no production run',
 			fn: async () => {
 				const before = (await n8n.executions(workflow.id)).length;
-				const testUrl = await listen(n8n, workflow);
+				const testUrl = await listen(n8n, workflow, 'workflow');
 				const id = await sandbox.deliver({ event: 'message.received', url: testUrl, signWith: 'not-the-dashboard-secret' });
 				const delivery = await sandbox.settled(id);
-				assertEqual(delivery.attempts.map((a) => a.status), [401], 'answers to the sender');
+				assertEqual(delivery.attempts.map((a) => [a.status, a.responseBody && JSON.parse(a.responseBody)]), [[401, { error: 'invalid signature' }]], 'answers to the sender');
 				const execution = await nextExecution(n8n, workflow.id, before);
-				assertEqual(execution.mode, 'manual', 'execution mode');
-				const [item] = nodeOutput(execution, TRIGGER_NODE);
-				assertEqual([item?.refused, item?.httpStatus, item?.reason, item?.failedCheck], [true, 401, 'invalid signature', 'signature matches the body'], 'explanation item');
-				assert(String(item.whatToCheck).includes('Webhook Secret'), `the explanation does not point at the Webhook Secret: ${String(item.whatToCheck)}`);
-				assert(!JSON.stringify(item).includes(sandbox.credentials.webhookSecret), 'the explanation contains the secret');
+				assertEqual([execution.mode, execution.status], ['manual', 'error'], 'execution mode and status');
+				const error = nodeError(execution, TRIGGER_NODE) as { message?: string; description?: string } | undefined;
+				assertEqual(error?.message, 'Delivery refused (401): invalid signature', 'the trigger’s error');
+				assert(/^Failed check: signature matches the body\. .*Webhook Secret/.test(String(error?.description)), `the error does not name the check and the Webhook Secret: ${String(error?.description)}`);
+				assertEqual(execution.data?.resultData.runData[AFTER_TRIGGER_NODE], undefined, 'runs of the node after the trigger');
+				assert(!JSON.stringify(execution.data).includes(sandbox.credentials.webhookSecret), 'the execution contains the secret');
 				const all = await n8n.executions(workflow.id);
 				assertEqual(all.filter((e) => e.mode !== 'manual').length, 0, 'production runs');
 				// Production refusals (the forged-event check before this one) are logged with reason and count.

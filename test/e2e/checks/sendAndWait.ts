@@ -2,7 +2,9 @@
  * Message → Send and Wait for Response in a real n8n: the link in the message opens the answer page,
  * the answer resumes the waiting execution with one item, a second answer (also two at the same
  * moment) resumes nothing, and Limit Wait Time ends the wait with the item the node received.
+ * A forged, stripped or altered link resumes nothing, on every n8n version (also in the versions smoke).
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
 import { waitFor } from '../lib/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
@@ -11,15 +13,17 @@ import { chain, node, webhookTrigger, type Workflow } from '../lib/workflow';
 import { action, type CredentialRef } from '../lib/workflows';
 
 const ASK_NODE = 'Ask';
+const FORGE_PHONE = '+15550000104';
+const FORGE_MESSAGE = 'Can we ship order #1042 today?';
 
-interface Asked {
+export interface Asked {
 	workflow: Workflow;
 	executionId: string;
 	link: string;
 	phone: string;
 }
 
-function waitWorkflow(credential: CredentialRef, key: string, phone: string, parameters: Record<string, unknown>): Workflow {
+export function waitWorkflow(credential: CredentialRef, key: string, phone: string, parameters: Record<string, unknown>): Workflow {
 	return chain(`e2eWait${key}`, `E2E: send and wait (${key})`, [
 		// Answers the request at once: the execution goes on waiting for the answer.
 		webhookTrigger(`e2e-wait-${key.toLowerCase()}`, 'Run', 'onReceived'),
@@ -61,6 +65,9 @@ export function sendAndWaitWorkflows(credential: CredentialRef): Workflow[] {
 		loopWorkflow(credential),
 		waitWorkflow(credential, 'Approval', '+15550000101', { responseType: 'approval', approvalType: 'double' }),
 		waitWorkflow(credential, 'Text', '+15550000102', { responseType: 'freeText' }),
+		waitWorkflow(credential, 'Forge', FORGE_PHONE, { responseType: 'approval', approvalType: 'double', message: FORGE_MESSAGE }),
+		// The question as sent differs from the parameter evaluated later: the answer must still count.
+		waitWorkflow(credential, 'Now', '+15550000105', { responseType: 'approval', message: '=Ship at {{ $now.toISO() }}?' }),
 		waitWorkflow(credential, 'Timeout', '+15550000103', {
 			responseType: 'approval',
 			options: {
@@ -70,21 +77,14 @@ export function sendAndWaitWorkflows(credential: CredentialRef): Workflow[] {
 	];
 }
 
-async function waitingExecution(n8n: N8n, workflowId: string): Promise<ExecutionSummary> {
-	return await waitFor(
-		`a waiting execution of ${workflowId}`,
-		async () => (await n8n.executions(workflowId)).find((e) => e.status === 'waiting'),
-		60_000,
-		400,
-	);
-}
-
-async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
-	return (await n8n.executions(workflowId)).find((e) => e.id === id);
+/** One execution by id: n8n 1.x leaves a waiting execution out of its list (it is still active there). */
+export async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
+	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
+	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
 }
 
 /** Starts the workflow (with `body`) and reads the link from the message the sandbox received. */
-async function ask(stack: Stack, workflow: Workflow, body: unknown = {}, to?: string): Promise<Asked> {
+export async function ask(stack: Stack, workflow: Workflow, body: unknown = {}, to?: string): Promise<Asked> {
 	const { sandbox } = stack;
 	const phone = to ?? String(workflow.nodes.find((n) => n.name === ASK_NODE)!.parameters.phone);
 	const since = await sandbox.mark();
@@ -116,19 +116,26 @@ async function question(stack: Stack, workflow: Workflow, since: number, phone: 
 	const body = String((sent.json as { body: string }).body);
 	const link = /(http\S+)$/.exec(body)?.[1];
 	assert(link, `no link in the message: ${body}`);
-	const waiting = await waitingExecution(n8n, workflow.id);
-	assert(link.includes(`/webhook-waiting/${waiting.id}/`), `the link ${link} is not for execution ${waiting.id}`);
-	return { workflow, executionId: waiting.id, link, phone };
+	const executionId = /\/webhook-waiting\/([^/]+)\//.exec(link)?.[1];
+	assert(executionId, `the link ${link} names no execution`);
+	const waiting = await waitFor(
+		`execution ${executionId} to wait`,
+		async () => (await execution(n8n, workflow.id, executionId))?.status === 'waiting' || undefined,
+		60_000,
+		300,
+	);
+	assert(waiting, `execution ${executionId} is not waiting`);
+	return { workflow, executionId, link, phone };
 }
 
-const answer = (link: string, value: string) =>
+export const answer = (link: string, value: string) =>
 	fetch(link, {
 		method: 'POST',
 		headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
 		body: new URLSearchParams({ answer: value }).toString(),
 	});
 
-async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary> {
+export async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary> {
 	return await waitFor(
 		`execution ${asked.executionId} to finish`,
 		async () => {
@@ -142,6 +149,41 @@ async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary> {
 
 function byKey(workflows: Workflow[], key: string): Workflow {
 	return workflows.find((w) => w.name === `E2E: send and wait (${key})`)!;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * Links an attacker makes from a genuine one (received earlier, or by someone else) or from public facts:
+ * execution ids are sequential, the node id is in every earlier link, and the message may be known.
+ */
+const FORGERIES: Array<[string, (genuine: URL, asked: Asked, nodeId: string) => URL]> = [
+	['signature removed', (link) => without(link, 'signature')],
+	['wrong signature (64 hex)', (link) => withParams(link, { signature: randomBytes(32).toString('hex') })],
+	[
+		'built from scratch: execution id, node id, to, q = sha256(phone + "\\n" + message)',
+		(link, asked, nodeId) => {
+			const built = new URL(`/webhook-waiting/${asked.executionId}/${nodeId}`, link);
+			built.searchParams.set('to', asked.phone);
+			built.searchParams.set('q', sha256(`${asked.phone}\n${FORGE_MESSAGE}`).slice(0, 16));
+			return built;
+		},
+	],
+	['`to` changed', (link) => withParams(link, { to: '+15559999999' })],
+	['`to` changed, signature removed', (link) => without(withParams(link, { to: '+15559999999' }), 'signature')],
+	['a `q` of its own, signature removed', (link) => without(withParams(link, { q: randomBytes(8).toString('hex') }), 'signature')],
+];
+
+function withParams(link: URL, params: Record<string, string>): URL {
+	const changed = new URL(link);
+	for (const [key, value] of Object.entries(params)) changed.searchParams.set(key, value);
+	return changed;
+}
+
+function without(link: URL, param: string): URL {
+	const changed = new URL(link);
+	changed.searchParams.delete(param);
+	return changed;
 }
 
 export function sendAndWaitChecks(stack: Stack): Check[] {
@@ -196,6 +238,49 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 				const at = Date.parse(String(item.answeredAt));
 				assert(at >= before - 1000 && at <= Date.now() + 1000, `answeredAt ${String(item.answeredAt)} is not the time of the answer`);
 				assertEqual((await n8n.executions(asked.workflow.id)).length, 1, 'executions of the workflow');
+			},
+		},
+		{
+			// Each case on a fresh waiting run; the genuine link then answers Decline, so a forgery that
+			// resumed the run shows as an approval (or as a different answeredBy) in the output.
+			name: 'send and wait: a forged, stripped or altered link resumes nothing; the genuine link then answers',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const workflow = byKey(workflows, 'Forge');
+				const nodeId = workflow.nodes.find((n) => n.name === ASK_NODE)!.id;
+				const resumed: string[] = [];
+				for (const [what, forge] of FORGERIES) {
+					const asked = await ask(stack, workflow);
+					const forged = forge(new URL(asked.link), asked, nodeId);
+					const res = await answer(forged.toString(), 'approve');
+					const text = await res.text();
+					const refused = res.status >= 400 && !text.includes('Your answer was received');
+					await (await answer(asked.link, 'decline')).text();
+					const done = await finished(n8n, asked);
+					const [item] = nodeOutput(done, ASK_NODE);
+					const tookForged = item?.answer !== 'declined' || item?.answeredBy !== FORGE_PHONE;
+					if (!refused || tookForged) {
+						resumed.push(`${what}: the forged link got ${res.status}; the run ended ${done.status} with ${JSON.stringify(item ?? null)}`);
+					}
+				}
+				assert(resumed.length === 0, `forged links were taken:\n${resumed.join('\n')}`);
+			},
+		},
+		{
+			name: 'send and wait: a Message with {{ $now }} takes the answer (the question asked is kept, not evaluated again)',
+			fn: async () => {
+				const asked = await ask(stack, byKey(workflows, 'Now'));
+				const page = await fetch(asked.link);
+				const html = await page.text();
+				assertEqual(page.status, 200, 'GET the link');
+				const res = await answer(asked.link, 'approve');
+				const text = await res.text();
+				assertEqual(res.status, 200, `answer (${text.slice(0, 200)})`);
+				const done = await finished(n8n, asked);
+				assertEqual(done.status, 'success', 'status');
+				const [item] = nodeOutput(done, ASK_NODE);
+				assertEqual([item.answer, item.answeredBy], ['approved', asked.phone], 'answer and who answered');
+				assert(/Ship at \d{4}-/.test(html), 'the page does not show the question as sent');
 			},
 		},
 		{

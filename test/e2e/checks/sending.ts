@@ -29,7 +29,7 @@ export const TEMPLATE: Template = (() => {
 	}
 	throw new Error('no approved template with three placeholders in the seed');
 })();
-export const TEMPLATE_VALUES = { 'body.1': 'Ann', 'body.2': '#1042', 'body.3': 'Friday' };
+export const TEMPLATE_VALUES = { 'Body {{1}}': 'Ann', 'Body {{2}}': '#1042', 'Body {{3}}': 'Friday' };
 
 interface Message {
 	phone: string;
@@ -179,8 +179,8 @@ export function sendingChecks(stack: Stack): Check[] {
 				);
 				assertEqual(fields.status, 200, `resource-mapper-fields: ${JSON.stringify(fields.body).slice(0, 300)}`);
 				assertEqual(
-					fields.body.data.fields.filter((f) => f.id.startsWith('body.')).map((f) => [f.id, f.displayName, f.required]),
-					[['body.1', 'Body {{1}}', true], ['body.2', 'Body {{2}}', true], ['body.3', 'Body {{3}}', true]],
+					fields.body.data.fields.filter((f) => f.id.startsWith('Body')).map((f) => [f.id, f.displayName, f.required]),
+					TEMPLATE.components.find((c) => c.type === 'BODY')!.example!.body_text[0].map((sample, i) => [`Body {{${i + 1}}}`, `Body {{${i + 1}}} (e.g. ${sample})`, true]),
 					'Placeholder Values fields',
 				);
 				const wf = stack.workflows.find((w) => w.name.startsWith('E2E: render a template'));
@@ -188,7 +188,7 @@ export function sendingChecks(stack: Stack): Check[] {
 				const execution = await runThroughServer(n8n, wf);
 				assertEqual(execution.status, 'success', 'execution status');
 				let expected = TEMPLATE.components.find((c) => c.type === 'BODY')!.text!;
-				for (const [key, value] of Object.entries(TEMPLATE_VALUES)) expected = expected.split(`{{${key.split('.')[1]}}}`).join(value);
+				for (const [key, value] of Object.entries(TEMPLATE_VALUES)) expected = expected.split(key.replace(/^Body /, '')).join(value);
 				assertEqual(nodeOutput(execution, 'Render')[0]?.body, expected, 'rendered body');
 				const sent = (await stack.sandbox.messages()).filter((m) => m.phone === TEMPLATE_RECIPIENT).map((m) => m.body);
 				assertEqual(sent, [expected], 'text the sandbox got');

@@ -54,6 +54,8 @@ export interface N8nFeatures {
 	credentialTestRuleMessages: boolean;
 	/** The AI Agent node's versions (`@n8n/n8n-nodes-langchain.agent`): 1.123.81 goes up to 3, 2.3.6 and later to 3.1. */
 	agentVersions: number[];
+	/** n8n generates a human-review tool (`…HitlTool`) from every node with Send and Wait (2.41.1; not 1.123.81). */
+	hitlTools: boolean;
 }
 
 /**
@@ -77,5 +79,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		jsonBomAccepted: read(join(n8nDist, 'middlewares/body-parser.js')).includes('stripBom'),
 		credentialTestRuleMessages: versionAtLeast(version, '2.41.1'),
 		agentVersions: [...read(agentNode).matchAll(/^\s*'?(\d+(?:\.\d+)?)'?: new /gm)].map((m) => Number(m[1])),
+		hitlTools: existsSync(join(n8nDist, 'tool-generation/hitl-tools.js')),
 	};
 }

@@ -37,6 +37,15 @@ export const description: INodeProperties[] = [
 		],
 		default: 'sendText',
 	}),
+	{
+		// A node's panel cannot read its credential, so this only reminds: it never says Test Mode is on.
+		displayName:
+			'Test Mode is set in the credential: before a bulk send, open the credential and check it. Off sends to the real recipients; Send to Test Recipient and Dry Run do not.',
+		name: 'testModeNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] } },
+	},
 	...sendText.description,
 	...sendMedia.description,
 	...sendAndWait.description,

@@ -7,12 +7,11 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { createHash } from 'node:crypto';
-
 import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateDisplayOptions } from 'n8n-workflow';
 
-import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
-import { checkNotEmpty, checkPhone, getSender, normalizePhone } from '../../helpers/validation';
+import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, invalidLinkPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
+import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
+import { askQuestion, checkLink } from '../../helpers/waitingQuestion';
 import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
 import { apiRequest, getCredential } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
@@ -20,8 +19,9 @@ import { optionsField, recipientField, senderField } from '../common.description
 /**
  * n8n's waiting webhooks (n8n/dist/webhooks/waiting-webhooks.js) treat a node whose `operation` is
  * 'sendAndWait' as a send-and-wait node: the link must carry the URL signature made by
- * `getSignedResumeUrl`, and a link of a finished execution shows n8n's "no action required" page.
- * Both methods, because the page is opened by GET and answered by POST.
+ * `getSignedResumeUrl` (2.41 on; earlier versions when the node asks, see `askQuestion`), and a link of a
+ * finished execution shows n8n's "no action required" page. Both methods, because the page is opened by
+ * GET and answered by POST.
  */
 export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const).map((httpMethod) => ({
 	name: 'default',
@@ -32,20 +32,6 @@ export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const
 	restartWebhook: true,
 	isFullPath: true,
 }));
-
-/** The recipient's phone, carried in the signed link so the answer says who it was sent to. */
-const RECIPIENT_PARAM = 'to';
-/** Which question the link belongs to; see `questionKey`. */
-const QUESTION_PARAM = 'q';
-
-/**
- * n8n signs a link for the execution and the node only, so when the node waits again in the same
- * execution (Loop Over Items) an earlier link would be valid for the new wait. The link carries a key
- * of the recipient and the message, and the page compares it with the question now waiting.
- */
-function questionKey(phone: string, message: string): string {
-	return createHash('sha256').update(`${phone}\n${message}`).digest('hex').slice(0, 16);
-}
 
 const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
 
@@ -168,6 +154,14 @@ const properties: INodeProperties[] = [
 					},
 				],
 			},
+			{
+				displayName: 'Asked By',
+				name: 'askedBy',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. Acme Shop',
+				description: 'Shown on the answer page above the question, so the recipient knows who asks',
+			},
 			...(optionsField.options as INodeProperties[]),
 		],
 	},
@@ -204,7 +198,7 @@ export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
 
 /**
  * Sends the question with the link and puts the execution to wait. One item per execution: n8n resumes
- * a waiting execution once (see the README, "Send and Wait for Response"), so several items are
+ * a waiting execution once (docs/action-node.md, "Send and Wait for Response"), so several items are
  * refused before anything is sent rather than answered for the first item only.
  */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -225,7 +219,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 	const linkText = String(this.getNodeParameter('linkText', 0, '') ?? '').trim();
 	const sender = await getSender.call(this, 0, true);
 	const until = waitUntil(this);
-	const link = this.getSignedResumeUrl({ [RECIPIENT_PARAM]: phone, [QUESTION_PARAM]: questionKey(phone, message) });
+	const link = askQuestion(this, phone, questionOf(this, message));
 	const testMode = testModeOf(this, await getCredential.call(this));
 	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
@@ -240,11 +234,14 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 	return [items];
 }
 
-function questionOf(ctx: IWebhookFunctions): Question {
-	const text = (name: string, fallback: string) => String(ctx.getNodeParameter(name, fallback) ?? '').trim() || fallback;
+/** The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). */
+function questionOf(ctx: IExecuteFunctions, message: string): Question {
+	const text = (name: string, fallback: string) => String(ctx.getNodeParameter(name, 0, fallback) ?? '').trim() || fallback;
 	return {
-		kind: ctx.getNodeParameter('responseType', 'approval') === 'freeText' ? 'freeText' : 'approval',
-		approvalType: ctx.getNodeParameter('approvalType', 'double') === 'single' ? 'single' : 'double',
+		kind: ctx.getNodeParameter('responseType', 0, 'approval') === 'freeText' ? 'freeText' : 'approval',
+		message,
+		askedBy: text('options.askedBy', ''),
+		approvalType: ctx.getNodeParameter('approvalType', 0, 'double') === 'single' ? 'single' : 'double',
 		approveLabel: text('approveLabel', 'Approve'),
 		declineLabel: text('declineLabel', 'Decline'),
 		answerLabel: text('answerLabel', 'Your answer'),
@@ -255,23 +252,23 @@ function questionOf(ctx: IWebhookFunctions): Question {
 /**
  * The link's page. GET shows the question and resumes nothing; a valid POST resumes the execution with
  * one item. A second answer finds the execution finished or running, which n8n answers itself
- * (waiting-webhooks.js) without calling this node, so nothing is resumed twice.
+ * (waiting-webhooks.js) without calling this node, so nothing is resumed twice. The link is checked
+ * against the question the execution waits for, and `answeredBy` comes from there, never from the link.
  */
 export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	const res = this.getResponseObject();
-	const question = questionOf(this);
 	const reply = (status: number, html: string) => {
 		res.status(status).setHeader('Content-Type', 'text/html; charset=utf-8');
 		res.setHeader('Cache-Control', 'no-store');
 		res.end(html);
 	};
-	// Parameters evaluate against the item now waiting (n8n hands the webhook the waiting node's input).
-	const waitingKey = questionKey(normalizePhone(this.getNodeParameter('phone', '')), String(this.getNodeParameter('message', '')));
-	if (req.query?.[QUESTION_PARAM] !== waitingKey) {
-		reply(410, answeredPage());
+	const link = checkLink(this);
+	if (!link.ok) {
+		reply(link.status, link.status === 410 ? answeredPage() : invalidLinkPage());
 		return { noWebhookResponse: true };
 	}
+	const { question, phone } = link.waiting;
 	if (req.method !== 'POST') {
 		reply(200, questionPage(question));
 		return { noWebhookResponse: true };
@@ -294,9 +291,9 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 		}
 		json.answer = answer;
 	}
-	json.answeredBy = String(req.query?.[RECIPIENT_PARAM] ?? '');
+	json.answeredBy = phone;
 	json.answeredVia = 'link';
 	json.answeredAt = new Date().toISOString();
-	reply(200, thanksPage());
+	reply(200, thanksPage(question, question.kind === 'approval' ? answer : String(json.answer)));
 	return { noWebhookResponse: true, workflowData: [[{ json, pairedItem: { item: 0 } }]] };
 }

@@ -80,7 +80,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		message: true,
 	});
 	const sent = (response.data as IDataObject) ?? response;
-	return template ? { ...sent, template } : sent;
+	// From a template, the text that went out is shown too: the service's answer does not repeat it.
+	return template ? { ...sent, template, body: text } : sent;
 }
 
 
