@@ -13,8 +13,8 @@ import {
 	storedDeliveryCount,
 } from '../nodes/BusinessMessagingTrigger/deliveryStore';
 import { verifySignature } from '../nodes/BusinessMessagingTrigger/signature';
-import type { CredentialRef } from '../test/e2e/lib/workflows';
-import type { Workflow } from '../test/e2e/lib/workflow';
+import type { CredentialRef } from '../tools/n8n/workflows';
+import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
 import { type LoadResult, runLoad } from './lib/loadgen';
 import { executionsAfter, latestExecutionId } from './lib/n8n-runs';

@@ -15,7 +15,7 @@ step "type check" npm run --silent typecheck
 step "release: workflow lint (actionlint), changelog, links, the packed tarball and n8n's scanner" npm run --silent test:release
 step "unit and workflow tests (jest)" npx jest --ci
 step "end-to-end in a real n8n" npm run --silent test:e2e
-step "smoke on the other n8n versions (test/e2e/lib/versions.ts)" npm run --silent test:versions
+step "smoke on the other n8n versions (tools/n8n/versions.ts)" npm run --silent test:versions
 step "installed from a registry through Community Nodes (offline namespace, local registry)" npm run --silent test:install
 step "n8n's editor in a browser (Chromium)" npm run --silent test:ui
 step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker" npm run --silent test:queue

@@ -1,7 +1,7 @@
 /** Running benchmark workflows on the server and reading their executions back (public API). */
-import type { N8n } from '../../test/e2e/lib/n8n';
-import { sleep, waitFor } from '../../test/e2e/lib/proc';
-import type { Workflow } from '../../test/e2e/lib/workflow';
+import type { N8n } from '../../tools/n8n/n8n';
+import { sleep, waitFor } from '../../tools/n8n/proc';
+import type { Workflow } from '../../tools/n8n/workflow';
 
 export interface NodeRun {
 	startTime: number;

@@ -12,14 +12,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runThroughServer } from './checks/actions';
-import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from './lib/n8n';
-import { installCleanupHandlers, run, sleep, stopAll } from './lib/proc';
-import { installTools, LocalRegistry } from './lib/registry';
+import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from '../../tools/n8n/n8n';
+import { installCleanupHandlers, run, sleep, stopAll } from '../../tools/n8n/proc';
+import { installTools, LocalRegistry } from '../../tools/n8n/registry';
 import { assert, assertEqual, createReporter, runSuite } from './lib/report';
-import { SandboxProcess } from './lib/sandbox';
-import { waitForWebhook } from './lib/stack';
-import { webhookIdFor } from './lib/workflow';
-import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, credentialEntry, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from './lib/workflows';
+import { SandboxProcess } from '../../tools/n8n/sandbox';
+import { waitForWebhook } from '../../tools/n8n/stack';
+import { webhookIdFor } from '../../tools/n8n/workflow';
+import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, credentialEntry, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
 
 const OWNER = { email: 'owner@install.example.com', password: 'Install-owner-Passw0rd!', firstName: 'Install', lastName: 'Owner' };
 

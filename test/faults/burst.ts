@@ -5,8 +5,8 @@
  * saved executions by its message id.
  */
 import { executionsSince, latestExecutionId } from '../../bench/lib/n8n-runs';
-import type { N8n, N8nCommand } from '../e2e/lib/n8n';
-import { sleep } from '../e2e/lib/proc';
+import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
+import { sleep } from '../../tools/n8n/proc';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
 
 export const EVENTS = 400;

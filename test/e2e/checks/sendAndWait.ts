@@ -5,12 +5,12 @@
  * A forged, stripped or altered link resumes nothing, on every n8n version (also in the versions smoke).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
-import { waitFor } from '../lib/proc';
+import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { Stack } from '../lib/stack';
-import { chain, node, webhookTrigger, type Workflow } from '../lib/workflow';
-import { action, type CredentialRef } from '../lib/workflows';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
+import { action, type CredentialRef } from '../../../tools/n8n/workflows';
 
 const ASK_NODE = 'Ask';
 const FORGE_PHONE = '+15550000104';
