@@ -140,7 +140,9 @@ export async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary
 		`execution ${asked.executionId} to finish`,
 		async () => {
 			const e = await execution(n8n, asked.workflow.id, asked.executionId);
-			return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+			if (!e || ['running', 'new', 'waiting'].includes(e.status)) return undefined;
+			// n8n 1.123 may show the status a moment before the resumed node's output.
+			return e.status !== 'success' || nodeOutput(e, ASK_NODE).length > 0 ? e : undefined;
 		},
 		180_000,
 		500,
