@@ -12,6 +12,7 @@ import { Workflow, type INodeProperties, type INodePropertyOptions } from 'n8n-w
 import { BASE_URL_CONNECTION_HINT, BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+import { headingAnchors } from '../helpers/markdown';
 import { runAction } from '../helpers/actionNode';
 import { startSandbox, type Sandbox } from '../sandbox';
 
@@ -95,20 +96,7 @@ describe('fields', () => {
 });
 
 describe('documentation links', () => {
-	/** Heading anchors as GitHub and npm make them (github-slugger): lower case, punctuation dropped, spaces to dashes. */
-	const anchors = new Set(
-		readFileSync(join(ROOT, 'README.md'), 'utf8')
-			.split('\n')
-			.filter((line) => /^#{1,6} /.test(line))
-			.map((line) =>
-				line
-					.replace(/^#+ /, '')
-					.trim()
-					.toLowerCase()
-					.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-					.replace(/\s/g, '-'),
-			),
-	);
+	const anchors = headingAnchors(readFileSync(join(ROOT, 'README.md'), 'utf8'));
 	const codex = (file: string) =>
 		JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { resources: Record<string, Array<{ url: string }>> };
 	const links: Array<[string, string]> = [

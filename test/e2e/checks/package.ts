@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { REPO_ROOT } from '../../../tools/n8n/n8n';
 import { run } from '../../../tools/n8n/proc';
+import { headingAnchors } from '../../helpers/markdown';
 import { assert, assertEqual, type Check } from '../lib/report';
 import { TOOLS_DIR } from '../../../tools/n8n/registry';
 
@@ -31,23 +32,6 @@ function sourceOf(file: string): string {
 export function relativeLinkTargets(markdown: string): string[] {
 	const targets = [...markdown.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
 	return targets.filter((t) => !/^(https?:|mailto:|#)/i.test(t)).map((t) => t.replace(/#.*$/, ''));
-}
-
-/** Heading anchors as GitHub and npm make them (github-slugger): lower case, punctuation dropped, spaces to dashes. */
-export function headingAnchors(markdown: string): Set<string> {
-	return new Set(
-		markdown
-			.split('\n')
-			.filter((line) => /^#{1,6} /.test(line))
-			.map((line) =>
-				line
-					.replace(/^#+ /, '')
-					.trim()
-					.toLowerCase()
-					.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-					.replace(/\s/g, '-'),
-			),
-	);
 }
 
 /** The repository's web address, from package.json's `repository` (the one place it is written). */
