@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import {
 	claimDelivery,
 	deliveryKey,
-	MAX_SAVED_DELIVERIES,
+	MAX_REMEMBERED_DELIVERIES,
 	rememberedDeliveries,
 	storedDeliveryCount,
 } from '../nodes/BusinessMessagingTrigger/deliveryStore';
@@ -26,14 +26,14 @@ import { triggerPath, triggerWorkflow, webhookNodeWorkflow } from './workflows';
 export const CONCURRENCY = 16;
 
 /**
- * The trigger's duplicate store as after a busy day: full (MAX_SAVED_DELIVERIES bodies accepted
+ * The trigger's duplicate store as after a busy day: full (MAX_REMEMBERED_DELIVERIES bodies accepted
  * over the last hours), so every accepted event replaces the oldest, as in steady use.
  */
 function fullDuplicateStore(): IDataObject {
 	const now = Math.floor(Date.now() / 1000);
-	const deliveries = Array.from({ length: MAX_SAVED_DELIVERIES }, (_, i): [string, number] => [
+	const deliveries = Array.from({ length: MAX_REMEMBERED_DELIVERIES }, (_, i): [string, number] => [
 		deliveryKey(Buffer.from(`earlier event ${i}`)),
-		now - 4 * 3600 + Math.floor((i * 4 * 3600) / MAX_SAVED_DELIVERIES),
+		now - 4 * 3600 + Math.floor((i * 4 * 3600) / MAX_REMEMBERED_DELIVERIES),
 	]);
 	return { 'node:Trigger': rememberedDeliveries(deliveries) };
 }
@@ -115,7 +115,7 @@ async function isolation(secret: string) {
 	const largeTimes = perCall(10_000, large);
 	// The duplicate store when full: what the trigger does per accepted event besides verifying.
 	const store: IDataObject = rememberedDeliveries(
-		Array.from({ length: MAX_SAVED_DELIVERIES }, (_, i): [string, number] => [deliveryKey(Buffer.from(String(i))), now]),
+		Array.from({ length: MAX_REMEMBERED_DELIVERIES }, (_, i): [string, number] => [deliveryKey(Buffer.from(String(i))), now]),
 	);
 	const scope = 'bench-workflow/bench-node';
 	const keys = Array.from({ length: 2_000 }, (_, i) => deliveryKey(Buffer.from(`x${i}`)));
@@ -256,7 +256,7 @@ export async function benchReceivingUnder(
 			'isolated-vm (each costs tens of ms of CPU). Accepted/s: answered 200 per second during the load. Executed/s:',
 			'executions the events started, per second from the start of the load until the last one stopped (n8n answers',
 			'both receivers once it holds the run). p50/p99: from sending the request until n8n’s answer, as the load generator',
-			'(undici Pool, same machine) saw it. With the duplicate store on, n8n reads the workflow’s static data (12 KB when',
+			'(undici Pool, same machine) saw it. With the duplicate store on, n8n reads the workflow’s static data (48 KB when',
 			'full) with every request; the trigger hands it back at most once a second.',
 		],
 	);
@@ -273,7 +273,7 @@ export async function benchVerification(secret: string, tableId: string): Promis
 	const isoRows = [
 		[`verifySignature, ${iso.smallSize} B event`, us(iso.smallTimes, 50), us(iso.smallTimes, 99), us(iso.smallTimes, 100), `${verdict(verifyP99Ms <= 1)} (p99 ≤ 1 ms)`],
 		['verifySignature, 64 KB body', us(iso.largeTimes, 50), us(iso.largeTimes, 99), us(iso.largeTimes, 100), ''],
-		[`duplicate store full (${MAX_SAVED_DELIVERIES} keys, ${fmt(iso.storeJson / 1024, 0)} KB as JSON): claim one`, us(iso.storeTimes, 50), us(iso.storeTimes, 99), us(iso.storeTimes, 100), ''],
+		[`duplicate store full (${MAX_REMEMBERED_DELIVERIES} keys, ${fmt(iso.storeJson / 1024, 0)} KB as JSON): claim one`, us(iso.storeTimes, 50), us(iso.storeTimes, 99), us(iso.storeTimes, 100), ''],
 	];
 	return table(`${tableId}. Verification in isolation (per call, this process)`, ['Check', 'p50 µs', 'p99 µs', 'max µs', 'Target'], isoRows);
 }

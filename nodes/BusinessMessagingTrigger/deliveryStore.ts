@@ -13,15 +13,11 @@ export const RETRY_HORIZON_SECONDS = RETRY_DELAYS_SECONDS.reduce((sum, delay) =>
  */
 export const REMEMBER_FOR_SECONDS = RETRY_HORIZON_SECONDS + 3600;
 
-/** Most bodies one process remembers at once; beyond it the oldest are forgotten first. */
-export const MAX_REMEMBERED_DELIVERIES = 2000;
-
 /**
- * Most bodies handed to the workflow's static data (the newest): 24 characters each, which n8n reads
- * from its database with every request to the trigger, so the saved part stays small (12 KB). A retry
- * after a restart is for a delivery whose 2xx was lost moments before it.
+ * Most bodies remembered at once; beyond it the oldest are forgotten first. Each costs 24 characters of
+ * the workflow's static data, which n8n reads with every request; the trigger hands it back at most once a second.
  */
-export const MAX_SAVED_DELIVERIES = 500;
+export const MAX_REMEMBERED_DELIVERIES = 2000;
 
 /**
  * Identifies one event across retries. The spec shows no event ID, and a retry re-signs the same body
@@ -66,14 +62,9 @@ function parseStored(store: IDataObject): Accepted {
 	return accepted;
 }
 
-/** The newest `MAX_SAVED_DELIVERIES` as the static data holds them. */
 function pack(accepted: Accepted): string {
 	const records: string[] = [];
-	let skip = accepted.size - MAX_SAVED_DELIVERIES;
-	for (const [key, at] of accepted) {
-		if (skip-- > 0) continue;
-		records.push(key + at.toString(16).padStart(TIME_DIGITS, '0'));
-	}
+	for (const [key, at] of accepted) records.push(key + at.toString(16).padStart(TIME_DIGITS, '0'));
 	return records.join('');
 }
 

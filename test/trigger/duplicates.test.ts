@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import {
 	MAX_REMEMBERED_DELIVERIES,
-	MAX_SAVED_DELIVERIES,
 	REMEMBER_FOR_SECONDS,
 	RETRY_HORIZON_SECONDS,
 	deliveryKey,
@@ -99,8 +98,7 @@ describe('duplicate deliveries', () => {
 			await deliver(harness, messageReceived(`d-cap-${i}`), FIXED_NOW_SECONDS + i);
 		}
 		await deliver(harness, messageReceived('d-cap-next'), FIXED_NOW_SECONDS + total);
-		// The static data keeps the newest; the process remembers more.
-		expect(rememberedCount(harness)).toBe(MAX_SAVED_DELIVERIES);
+		expect(rememberedCount(harness)).toBe(MAX_REMEMBERED_DELIVERIES);
 		// The newest is still suppressed, the oldest is not.
 		const newest = await deliver(harness, messageReceived(`d-cap-${total - 1}`), FIXED_NOW_SECONDS + total);
 		expect(newest.workflowStarted).toBe(false);
