@@ -142,7 +142,8 @@ export async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary
 			const e = await execution(n8n, asked.workflow.id, asked.executionId);
 			if (!e || ['running', 'new', 'waiting'].includes(e.status)) return undefined;
 			// n8n 1.123 may show the status a moment before the resumed node's output.
-			return e.status !== 'success' || nodeOutput(e, ASK_NODE).length > 0 ? e : undefined;
+			const resumedNode = asked.workflow.nodes.some((n) => n.name === ASK_NODE);
+			return e.status !== 'success' || !resumedNode || nodeOutput(e, ASK_NODE).length > 0 ? e : undefined;
 		},
 		180_000,
 		500,
