@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { signRequest } from '../../../credentials/BusinessMessagingApi.credentials';
+import { signRequest } from '../../../credentials/signing';
 import { waitForSlot } from '../helpers/pacing';
 import { testModeOf } from '../helpers/testMode';
 

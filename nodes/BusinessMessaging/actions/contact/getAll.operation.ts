@@ -3,12 +3,15 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getList } from '../../transport';
 import { listFields, listLimit, optionsField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['contact'], operation: ['getAll'] } },
 	[...listFields('contacts'), optionsField] as INodeProperties[],
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	return await getList.call(this, '/contacts', {}, listLimit.call(this, itemIndex), itemIndex);
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

@@ -10,11 +10,13 @@ import type {
 import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateDisplayOptions } from 'n8n-workflow';
 
 import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, invalidLinkPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
-import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkNotEmpty, checkPhone } from '../../helpers/validation';
 import { askQuestion, checkLink } from '../../helpers/waitingQuestion';
 import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
 import { apiRequest, getCredential } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 /**
  * n8n's waiting webhooks (n8n/dist/webhooks/waiting-webhooks.js) treat a node whose `operation` is
@@ -167,7 +169,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['message'], operation: [SEND_AND_WAIT_OPERATION] } },
 	properties,
 );
@@ -201,7 +203,7 @@ export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
  * a waiting execution once (see the README, "Send and Wait for Response"), so several items are
  * refused before anything is sent rather than answered for the first item only.
  */
-export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	if (items.length > 1) {
 		throw new NodeOperationError(
@@ -255,7 +257,7 @@ function questionOf(ctx: IExecuteFunctions, message: string): Question {
  * (waiting-webhooks.js) without calling this node, so nothing is resumed twice. The link is checked
  * against the question the execution waits for, and `answeredBy` comes from there, never from the link.
  */
-export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	const res = this.getResponseObject();
 	const reply = (status: number, html: string) => {
@@ -297,3 +299,5 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	reply(200, thanksPage(question, question.kind === 'approval' ? answer : String(json.answer)));
 	return { noWebhookResponse: true, workflowData: [[{ json, pairedItem: { item: 0 } }]] };
 }
+
+export const operation: Operation = { kind: 'sendAndWait', description, executeAll, webhook: answerWebhook };

@@ -5,11 +5,14 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
 import { multipartFrame, type MultipartFrame } from '../../helpers/multipart';
-import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkOneOf, checkPhone, MEDIA_TYPES } from '../../helpers/validation';
 import type { OutgoingMessage } from '../../helpers/sendOnce';
 import { deliveryPhone, testModeOf } from '../../helpers/testMode';
+import { recipientOf } from '../../helpers/recipient';
 import { apiRequest, getCredential } from '../../transport';
-import { RECIPIENT_HINT, recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
+import { RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -42,7 +45,7 @@ const properties: INodeProperties[] = [
 	sendOptionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['message'], operation: ['sendMedia'] } },
 	properties,
 );
@@ -123,7 +126,7 @@ function mediaItem(this: IExecuteFunctions, itemIndex: number): MediaItem {
 }
 
 /** The message for recognising it again: the file by a hash of its bytes, read in chunks. */
-export async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
+async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
 	const { phone, type, caption, binaryPropertyName, binary } = mediaItem.call(this, itemIndex);
 	const hash = createHash('sha256');
 	if (binary.id) {
@@ -135,7 +138,7 @@ export async function messageOf(this: IExecuteFunctions, itemIndex: number): Pro
 	return { phone, content: `${type}\n${caption}\n${hash.digest('hex')}` };
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const { phone, type, caption, binaryPropertyName, binary } = mediaItem.call(this, itemIndex);
 	const sender = await getSender.call(this, itemIndex, true);
 	const to = deliveryPhone(testModeOf(this, await getCredential.call(this)), phone);
@@ -158,5 +161,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return (response.data as IDataObject) ?? response;
 }
 
-
-export { recipientOf };
+export const operation: Operation = { kind: 'send', description, execute, recipientOf, messageOf };

@@ -3,20 +3,22 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
-import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkNotEmpty, checkPhone } from '../../helpers/validation';
 import type { OutgoingMessage } from '../../helpers/sendOnce';
 import { renderItemTemplate } from '../../helpers/templates';
 import { deliveryPhone, testModeOf } from '../../helpers/testMode';
+import { recipientOf } from '../../helpers/recipient';
 import { apiRequest, getCredential } from '../../transport';
 import {
 	placeholderValuesField,
 	RECIPIENT_HINT,
 	recipientField,
-	recipientOf,
 	sendOptionsField,
 	senderField,
 	templateField,
 } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -54,12 +56,12 @@ const properties: INodeProperties[] = [
 	sendOptionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['message'], operation: ['sendText'] } },
 	properties,
 );
 
-export async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
+async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
 	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
 	if (this.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
 		const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
@@ -69,7 +71,7 @@ export async function messageOf(this: IExecuteFunctions, itemIndex: number): Pro
 	return { phone, content: text };
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const { phone, content: text, template } = await messageOf.call(this, itemIndex);
 	const sender = await getSender.call(this, itemIndex, true);
 	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
@@ -84,5 +86,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return template ? { ...sent, template, body: text } : sent;
 }
 
-
-export { recipientOf };
+export const operation: Operation = { kind: 'send', description, execute, recipientOf, messageOf };

@@ -1,9 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkOneOf, getSender, ORDER_STATUSES } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkOneOf, ORDER_STATUSES } from '../../helpers/validation';
 import { getList } from '../../transport';
 import { listFields, listLimit, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -27,12 +29,12 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['getAll'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	if (filters.status !== undefined) {
@@ -42,3 +44,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (sender) qs.phone_number_id = sender;
 	return await getList.call(this, '/orders', qs, listLimit.call(this, itemIndex), itemIndex);
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

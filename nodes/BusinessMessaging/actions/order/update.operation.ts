@@ -2,16 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { filledByModel } from '../../helpers/agentLimits';
-import {
-	checkDate,
-	checkOneOf,
-	checkPositiveInteger,
-	getSender,
-	ORDER_STATUSES,
-	PAYMENT_STATUSES,
-} from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkDate, checkOneOf, checkPositiveInteger, ORDER_STATUSES, PAYMENT_STATUSES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
 import { optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -91,12 +86,12 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['update'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const orderId = checkPositiveInteger(
 		this,
 		{ label: 'Order ID', itemIndex },
@@ -138,3 +133,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	return (response.data as IDataObject) ?? response;
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

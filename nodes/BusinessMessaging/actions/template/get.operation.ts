@@ -4,17 +4,20 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { getTemplate, withPlaceholderCounts } from '../../helpers/templates';
 import { filledByModel } from '../../helpers/agentLimits';
 import { optionsField, templateField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	...filledByModel(templateField, 'The template’s ID, a whole number (Get Many Templates lists them)'),
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['template'], operation: ['get'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	return withPlaceholderCounts(await getTemplate.call(this, itemIndex));
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

@@ -2,9 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { withPlaceholderCounts } from '../../helpers/templates';
-import { getSender } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
 import { getList } from '../../transport';
 import { listFields, listLimit, optionsField, senderField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -28,12 +29,12 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['template'], operation: ['getAll'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	const searchTerm = String(filters.searchTerm ?? '').trim();
@@ -43,3 +44,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const templates = await getList.call(this, '/templates', qs, listLimit.call(this, itemIndex), itemIndex);
 	return templates.map(withPlaceholderCounts);
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

@@ -3,15 +3,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { renderItemTemplate } from '../../helpers/templates';
 import { optionsField, placeholderValuesField, templateField } from '../common.descriptions';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [templateField, placeholderValuesField, optionsField];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['template'], operation: ['render'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
 	return {
 		template: { id: template.id, name: template.name, language: template.language, status: template.status },
@@ -20,3 +21,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		buttons: rendered.buttons,
 	};
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

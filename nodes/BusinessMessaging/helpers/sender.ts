@@ -1,0 +1,23 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getCredential } from '../transport';
+
+/** The sender: the node's field, else the credential's default. */
+export async function getSender(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	required: boolean,
+): Promise<string | undefined> {
+	const fromNode = String(this.getNodeParameter('phoneNumberId', itemIndex, '') ?? '').trim();
+	if (fromNode) return fromNode;
+	const credentials = await getCredential.call(this);
+	const fromCredential = String(credentials.phoneNumberId ?? '').trim();
+	if (fromCredential) return fromCredential;
+	if (!required) return undefined;
+	throw new NodeOperationError(this.getNode(), 'Sender (Phone Number ID): no sender is set', {
+		itemIndex,
+		description:
+			'Fill in "Sender (Phone Number ID)" on this node, or set "Default Sender (Phone Number ID)" in the credential.',
+	});
+}
