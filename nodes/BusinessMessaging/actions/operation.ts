@@ -1,16 +1,19 @@
 import type {
 	IDataObject,
-	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import type { RunState } from '../helpers/runState';
 import type { MessageOf } from '../helpers/sendOnce';
 
-/** What one operation does for one item; the router runs it for each item in turn. */
-type ExecuteItem = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
+/**
+ * What one operation does for one item; the router runs it for each item, with the run's shared state
+ * (`run.ctx` is n8n's execute context).
+ */
+type ExecuteItem = (run: RunState, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 
 /** A call to the service that sends nothing to a customer: reads, the order update, the webhook test. */
 export interface RequestOperation {
@@ -30,7 +33,7 @@ export interface SendOperation {
 	description: INodeProperties[];
 	execute: ExecuteItem;
 	/** Items with the same recipient go out one after another, in item order, also in parallel. */
-	recipientOf: (this: IExecuteFunctions, itemIndex: number) => string;
+	recipientOf: (run: RunState, itemIndex: number) => string;
 	/** What an item sends, so a retry or a repeat is not sent again. */
 	messageOf: MessageOf;
 }
@@ -42,7 +45,7 @@ export interface SendOperation {
 export interface SendAndWaitOperation {
 	kind: 'sendAndWait';
 	description: INodeProperties[];
-	executeAll: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
+	executeAll: (run: RunState) => Promise<INodeExecutionData[][]>;
 	webhook: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
 }
 

@@ -16,6 +16,7 @@ import * as template from './template';
 import * as webhook from './webhook';
 import { checkAllowedRecipient, operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
 import { DEFAULT_PARALLEL_REQUESTS, groupBy, MAX_PARALLEL_REQUESTS, runInParallel } from '../helpers/parallel';
+import { RunState } from '../helpers/runState';
 import { startSendGuard } from '../helpers/sendOnce';
 
 /** Every operation of the node, by resource and then by the value of its Operation field. */
@@ -49,22 +50,24 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const named = operation ? `"${operation}"` : '(none set)';
 		throw new NodeOperationError(this.getNode(), `The operation ${named} of "${resource}" is not supported`);
 	}
-	if (chosen.kind === 'sendAndWait') return await chosen.executeAll.call(this);
+	// One state per execution of the node: credentials, back-off, pacing, templates and item values.
+	const run = new RunState(this);
+	if (chosen.kind === 'sendAndWait') return await chosen.executeAll(run);
 	const sends = chosen.kind === 'send' ? chosen : undefined;
-	const run = chosen.execute;
+	const execute = chosen.execute;
 	const outputs: INodeExecutionData[][] = new Array(items.length);
 	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
 	// AgentExecutor) gives the model an empty result for a tool that throws, so the model could not
 	// read what to correct. The item carries the same message a user sees in the editor.
 	const keepGoing = this.continueOnFail() || asAgentTool;
-	const guard = sends ? await startSendGuard(this, items.length, sends.messageOf) : undefined;
+	const guard = sends ? await startSendGuard(run, items.length, sends.messageOf) : undefined;
 	const runItem = async (itemIndex: number) => {
 		try {
 			// An agent's sends stay within the author's Allowed Recipients.
-			if (asAgentTool && sends) checkAllowedRecipient(this, itemIndex);
+			if (asAgentTool && sends) checkAllowedRecipient(run, itemIndex);
 			const output = guard
-				? await guard.send(itemIndex, async () => (await run.call(this, itemIndex)) as IDataObject)
-				: await run.call(this, itemIndex);
+				? await guard.send(itemIndex, async () => (await execute(run, itemIndex)) as IDataObject)
+				: await execute(run, itemIndex);
 			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
 				itemData: { item: itemIndex },
 			});
@@ -86,7 +89,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (parallel === 1) {
 			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
 		} else {
-			const error = await runInParallel(groupBy(items.length, (i) => sends!.recipientOf.call(this, i)), parallel, runItem);
+			const error = await runInParallel(groupBy(items.length, (i) => sends!.recipientOf(run, i)), parallel, runItem);
 			if (error) throw asNodeError(this, error);
 		}
 	} finally {

@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getList } from '../../transport';
 import { listFields, listLimit, optionsField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
 const description = updateDisplayOptions(
@@ -10,8 +11,8 @@ const description = updateDisplayOptions(
 	[...listFields('contacts'), optionsField] as INodeProperties[],
 );
 
-async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	return await getList.call(this, '/contacts', {}, listLimit.call(this, itemIndex), itemIndex);
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]> {
+	return await getList(run, '/contacts', {}, listLimit.call(run.ctx, itemIndex), itemIndex);
 }
 
 export const operation: Operation = { kind: 'request', description, execute };

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
@@ -18,6 +18,7 @@ import {
 	senderField,
 	templateField,
 } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
@@ -61,22 +62,22 @@ const description = updateDisplayOptions(
 	properties,
 );
 
-async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
-	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
-	if (this.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
-		const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
+async function messageOf(run: RunState, itemIndex: number): Promise<OutgoingMessage> {
+	const phone = checkPhone(run.ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
+	if (run.ctx.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
+		const { template, rendered } = await renderItemTemplate(run, itemIndex);
 		return { phone, content: rendered.body, template: { id: template.id, name: template.name } };
 	}
-	const text = checkNotEmpty(this, { label: 'Text', itemIndex }, itemParameter(this, 'text', itemIndex));
+	const text = checkNotEmpty(run.ctx, { label: 'Text', itemIndex }, itemParameter(run, 'text', itemIndex));
 	return { phone, content: text };
 }
 
-async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { phone, content: text, template } = await messageOf.call(this, itemIndex);
-	const sender = await getSender.call(this, itemIndex, true);
-	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
+	const { phone, content: text, template } = await messageOf(run, itemIndex);
+	const sender = await getSender(run, itemIndex, true);
+	const response = await apiRequest(run, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
-		body: { phone: deliveryPhone(testModeOf(this, await getCredential.call(this)), phone), body: text },
+		body: { phone: deliveryPhone(testModeOf(run.ctx, await getCredential(run)), phone), body: text },
 		itemIndex,
 		retry: 'send',
 		message: true,

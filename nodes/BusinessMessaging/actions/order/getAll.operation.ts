@@ -1,10 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getSender } from '../../helpers/sender';
 import { checkOneOf, ORDER_STATUSES } from '../../helpers/validation';
 import { getList } from '../../transport';
 import { listFields, listLimit, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
@@ -34,15 +35,15 @@ const description = updateDisplayOptions(
 	properties,
 );
 
-async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]> {
+	const filters = run.ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	if (filters.status !== undefined) {
-		qs.status = checkOneOf(this, { label: 'Status', itemIndex }, filters.status, ORDER_STATUSES);
+		qs.status = checkOneOf(run.ctx, { label: 'Status', itemIndex }, filters.status, ORDER_STATUSES);
 	}
-	const sender = await getSender.call(this, itemIndex, false);
+	const sender = await getSender(run, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	return await getList.call(this, '/orders', qs, listLimit.call(this, itemIndex), itemIndex);
+	return await getList(run, '/orders', qs, listLimit.call(run.ctx, itemIndex), itemIndex);
 }
 
 export const operation: Operation = { kind: 'request', description, execute };

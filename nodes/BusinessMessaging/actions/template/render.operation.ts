@@ -1,8 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { renderItemTemplate } from '../../helpers/templates';
 import { optionsField, placeholderValuesField, templateField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [templateField, placeholderValuesField, optionsField];
@@ -12,8 +13,8 @@ const description = updateDisplayOptions(
 	properties,
 );
 
-async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
+	const { template, rendered } = await renderItemTemplate(run, itemIndex);
 	return {
 		template: { id: template.id, name: template.name, language: template.language, status: template.status },
 		...(rendered.header !== undefined ? { header: rendered.header } : {}),
