@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
 import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from '../helpers/parallel';
 import { ORDER_STATUSES } from '../helpers/validation';
@@ -116,11 +116,6 @@ export const orderStatusOptions = ORDER_STATUSES.map((status) => ({
 	name: status.charAt(0).toUpperCase() + status.slice(1),
 	value: status,
 }));
-
-/** The most items a list operation returns: undefined for Return All. */
-export function listLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
-	return this.getNodeParameter('returnAll', itemIndex) ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-}
 
 /** The template picker: a searchable list, or an ID. */
 export const templateField: INodeProperties = {

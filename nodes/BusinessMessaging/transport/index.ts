@@ -280,6 +280,12 @@ export async function getPage(
 	return { items, lastPage };
 }
 
+/** The most items a list operation returns (fields Return All and Limit): undefined for Return All. */
+export function listLimit(run: RunState, itemIndex: number): number | undefined {
+	const { ctx } = run;
+	return ctx.getNodeParameter('returnAll', itemIndex) ? undefined : (ctx.getNodeParameter('limit', itemIndex) as number);
+}
+
 /**
  * All items of a list endpoint, or the first `max`. Follows `meta.last_page` when the service sends it;
  * without it, stops at the first short page (README, "Assumptions").

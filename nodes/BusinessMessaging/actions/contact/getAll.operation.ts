@@ -1,8 +1,8 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getList } from '../../transport';
-import { listFields, listLimit, optionsField } from '../common.descriptions';
+import { getList, listLimit } from '../../transport';
+import { listFields, optionsField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
@@ -12,7 +12,7 @@ const description = updateDisplayOptions(
 );
 
 async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]> {
-	return await getList(run, '/contacts', {}, listLimit.call(run.ctx, itemIndex), itemIndex);
+	return await getList(run, '/contacts', {}, listLimit(run, itemIndex), itemIndex);
 }
 
 export const operation: Operation = { kind: 'request', description, execute };

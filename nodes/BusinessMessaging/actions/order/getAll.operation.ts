@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getSender } from '../../helpers/sender';
 import { checkOneOf, ORDER_STATUSES } from '../../helpers/validation';
-import { getList } from '../../transport';
-import { listFields, listLimit, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import { getList, listLimit } from '../../transport';
+import { listFields, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
@@ -43,7 +43,7 @@ async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]>
 	}
 	const sender = await getSender(run, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	return await getList(run, '/orders', qs, listLimit.call(run.ctx, itemIndex), itemIndex);
+	return await getList(run, '/orders', qs, listLimit(run, itemIndex), itemIndex);
 }
 
 export const operation: Operation = { kind: 'request', description, execute };

@@ -3,8 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { withPlaceholderCounts } from '../../helpers/templates';
 import { getSender } from '../../helpers/sender';
-import { getList } from '../../transport';
-import { listFields, listLimit, optionsField, senderField } from '../common.descriptions';
+import { getList, listLimit } from '../../transport';
+import { listFields, optionsField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { Operation } from '../operation';
 
@@ -42,7 +42,7 @@ async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]>
 	if (searchTerm) qs.searchTerm = searchTerm;
 	const sender = await getSender(run, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	const templates = await getList(run, '/templates', qs, listLimit.call(run.ctx, itemIndex), itemIndex);
+	const templates = await getList(run, '/templates', qs, listLimit(run, itemIndex), itemIndex);
 	return templates.map(withPlaceholderCounts);
 }
 
