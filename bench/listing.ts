@@ -3,9 +3,9 @@
  * record), time, and time per template at each size.
  */
 import { join } from 'node:path';
-import type { SandboxProcess } from '../test/e2e/lib/sandbox';
-import type { Workflow } from '../test/e2e/lib/workflow';
-import { CREDENTIAL_TYPE } from '../test/e2e/lib/workflows';
+import type { SandboxProcess } from '../tools/n8n/sandbox';
+import type { Workflow } from '../tools/n8n/workflow';
+import { CREDENTIAL_TYPE } from '../tools/n8n/workflows';
 import type { BenchContext } from './lib/context';
 import { createActiveWorkflow, createCredential, outputOf, runWorkflow } from './lib/n8n-runs';
 import { settle } from './lib/procfs';

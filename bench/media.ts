@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chain, node } from '../test/e2e/lib/workflow';
-import { sleep } from '../test/e2e/lib/proc';
-import type { Workflow } from '../test/e2e/lib/workflow';
-import { type CredentialRef, mediaWorkflow } from '../test/e2e/lib/workflows';
+import { chain, node } from '../tools/n8n/workflow';
+import { sleep } from '../tools/n8n/proc';
+import type { Workflow } from '../tools/n8n/workflow';
+import { type CredentialRef, mediaWorkflow } from '../tools/n8n/workflows';
 import type { BenchContext } from './lib/context';
 import { type Inspector, openInspector } from './lib/inspector';
 import { runWorkflow } from './lib/n8n-runs';

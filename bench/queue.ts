@@ -7,11 +7,11 @@
  * npm run bench -- queue   (BENCH_QUEUE_EVENTS=1000 genuine events per scenario)
  */
 import { join } from 'node:path';
-import { startQueueStack, type QueueStack } from '../test/e2e/lib/queue-stack';
-import { sleep, waitFor } from '../test/e2e/lib/proc';
-import type { Workflow } from '../test/e2e/lib/workflow';
-import { webhookIdFor } from '../test/e2e/lib/workflow';
-import { TRIGGER_WEBHOOK_PATH } from '../test/e2e/lib/workflows';
+import { startQueueStack, type QueueStack } from '../tools/n8n/queue-stack';
+import { sleep, waitFor } from '../tools/n8n/proc';
+import type { Workflow } from '../tools/n8n/workflow';
+import { webhookIdFor } from '../tools/n8n/workflow';
+import { TRIGGER_WEBHOOK_PATH } from '../tools/n8n/workflows';
 import { type Answer, type Delivery, deliver, messageEvent, nowSeconds } from '../test/queue/deliver';
 import { bareTriggerWorkflow, dedupExampleWorkflow, FIRST_DELIVERY_NODE, REMOVE_DUPLICATES_NODE, removeDuplicatesWorkflow, TRIGGER_NODE } from '../test/queue/workflows';
 import { type Execution, finishedExecutionsAfter, latestExecutionId } from './lib/n8n-runs';

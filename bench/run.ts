@@ -10,10 +10,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { N8N_VERSION } from '../test/e2e/lib/n8n';
-import { installCleanupHandlers, stopAll } from '../test/e2e/lib/proc';
-import { startStack, type Stack } from '../test/e2e/lib/stack';
-import type { Workflow } from '../test/e2e/lib/workflow';
+import { N8N_VERSION } from '../tools/n8n/n8n';
+import { installCleanupHandlers, stopAll } from '../tools/n8n/proc';
+import { startStack, type Stack } from '../tools/n8n/stack';
+import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
 import { machineLines } from './lib/machine';
 import { findN8nMain, findTaskRunner } from './lib/procfs';

@@ -5,8 +5,8 @@
  */
 import { createHmac } from 'node:crypto';
 import { Pool } from 'undici';
-import type { CredentialRef } from '../test/e2e/lib/workflows';
-import type { Workflow } from '../test/e2e/lib/workflow';
+import type { CredentialRef } from '../tools/n8n/workflows';
+import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
 import { runWorkflow } from './lib/n8n-runs';
 import { cpuSeconds, settle } from './lib/procfs';

@@ -1,6 +1,6 @@
 /** The benchmark workflows, built with the e2e driver's builders. */
-import { chain, node, type WfNode, type Workflow, webhookIdFor, webhookTrigger } from '../test/e2e/lib/workflow';
-import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, TRIGGER_WEBHOOK_PATH } from '../test/e2e/lib/workflows';
+import { chain, node, type WfNode, type Workflow, webhookIdFor, webhookTrigger } from '../tools/n8n/workflow';
+import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, TRIGGER_WEBHOOK_PATH } from '../tools/n8n/workflows';
 
 /** A Webhook node that starts the workflow and answers (no data) once it has finished. */
 export function runHook(path: string): WfNode {

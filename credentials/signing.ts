@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 /**
- * How a multipart body is signed. The spec does not say (README, "Assumptions"); this is the one
+ * How a multipart body is signed. The spec does not say (docs/assumptions.md); this is the one
  * place that decides it.
  */
 export type MultipartSigning = 'rawBody' | 'queryString' | 'timestampOnly';

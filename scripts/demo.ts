@@ -6,11 +6,11 @@
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../test/e2e/lib/n8n';
-import { freePort, installCleanupHandlers, stopAll } from '../test/e2e/lib/proc';
-import { startStack, waitForWebhook } from '../test/e2e/lib/stack';
-import { chain, manualTrigger, webhookIdFor } from '../test/e2e/lib/workflow';
-import { action, CREDENTIAL_TYPE, exampleWorkflow, replyWorkflow, triggerProductionPath } from '../test/e2e/lib/workflows';
+import { REPO_ROOT } from '../tools/n8n/n8n';
+import { freePort, installCleanupHandlers, stopAll } from '../tools/n8n/proc';
+import { startStack, waitForWebhook } from '../tools/n8n/stack';
+import { chain, manualTrigger, webhookIdFor } from '../tools/n8n/workflow';
+import { action, CREDENTIAL_TYPE, exampleWorkflow, replyWorkflow, triggerProductionPath } from '../tools/n8n/workflows';
 
 const OWNER = {
 	email: 'demo@example.com',

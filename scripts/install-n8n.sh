@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs one n8n version into a cache folder outside the repo (reused when complete), with the npm
-# overrides this registry needs for that version (test/e2e/lib/versions.ts decides them). Prints the
+# overrides this registry needs for that version (tools/n8n/versions.ts decides them). Prints the
 # folder that holds node_modules/.bin/n8n. Versions share the npm cache, so each further one is quicker.
 # Usage: scripts/install-n8n.sh <n8n version> '<overrides as JSON>'
 set -euo pipefail

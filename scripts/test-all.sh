@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): lint as n8n's verification does, type-check, the unit and
+# The README's test command (`npm test`): lint as n8n's verification does, type-check, the release checks
+# (workflow lint, changelog, links, the packed tarball and n8n's scanner), the unit and
 # in-process workflow tests, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions,
-# the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, then the demo stopped
-# with Ctrl-C.
+# the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, n8n killed
+# mid-burst (the fault suite), then the demo stopped with Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,10 +12,12 @@ source scripts/step.sh
 
 step "lint (n8n-node lint)" npm run --silent lint
 step "type check" npm run --silent typecheck
+step "release: workflow lint (actionlint), changelog, links, the packed tarball and n8n's scanner" npm run --silent test:release
 step "unit and workflow tests (jest)" npx jest --ci
 step "end-to-end in a real n8n" npm run --silent test:e2e
-step "smoke on the other n8n versions (test/e2e/lib/versions.ts)" npm run --silent test:versions
+step "smoke on the other n8n versions (tools/n8n/versions.ts)" npm run --silent test:versions
 step "installed from a registry through Community Nodes (offline namespace, local registry)" npm run --silent test:install
 step "n8n's editor in a browser (Chromium)" npm run --silent test:ui
 step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker" npm run --silent test:queue
+step "faults: n8n killed (SIGKILL, SIGTERM) mid-burst, regular and queue mode; no acknowledged event lost" npm run --silent test:faults
 step "demo: busy port, Ctrl-C and a killed demo stop everything" npm run --silent test:demo-stop

@@ -1,4 +1,4 @@
-import type { Stack } from '../../test/e2e/lib/stack';
+import type { Stack } from '../../tools/n8n/stack';
 
 export interface BenchContext {
 	stack: Stack;

@@ -4,7 +4,7 @@
  * protocol's HeapProfiler.collectGarbage. Refuses when something already listens on that port.
  */
 import { WebSocket } from 'undici';
-import { sleep } from '../../test/e2e/lib/proc';
+import { sleep } from '../../tools/n8n/proc';
 
 const PORT = 9229;
 

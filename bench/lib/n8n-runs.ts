@@ -1,7 +1,7 @@
 /** Running benchmark workflows on the server and reading their executions back (public API). */
-import type { N8n } from '../../test/e2e/lib/n8n';
-import { sleep, waitFor } from '../../test/e2e/lib/proc';
-import type { Workflow } from '../../test/e2e/lib/workflow';
+import type { N8n } from '../../tools/n8n/n8n';
+import { sleep, waitFor } from '../../tools/n8n/proc';
+import type { Workflow } from '../../tools/n8n/workflow';
 
 export interface NodeRun {
 	startTime: number;
@@ -77,6 +77,23 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 	return { wallMs, execution, nodeMs };
 }
 
+/** Every execution of a workflow created after execution `afterId` (ids count up), newest first, whatever its status. */
+export async function executionsSince(n8n: N8n, workflowId: string, afterId: number, includeData = false): Promise<Execution[]> {
+	const out: Execution[] = [];
+	let cursor: string | undefined;
+	for (;;) {
+		const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
+			'GET',
+			`/executions?workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+		);
+		if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
+		const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
+		out.push(...fresh);
+		if (fresh.length < res.body.data.length || !res.body.nextCursor) return out;
+		cursor = res.body.nextCursor;
+	}
+}
+
 /**
  * The executions of a workflow created after execution `afterId` (ids count up), once at least `atLeast`
  * exist and none of them is still running; with their data when asked.
@@ -91,20 +108,9 @@ export async function finishedExecutionsAfter(
 	return await waitFor(
 		`the executions of workflow ${workflowId} to finish`,
 		async () => {
-			const out: Execution[] = [];
-			let cursor: string | undefined;
-			for (;;) {
-				const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
-					'GET',
-					`/executions?workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-				);
-				if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
-				const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
-				if (fresh.some((e) => ['running', 'new', 'waiting'].includes(e.status) || !e.stoppedAt)) return undefined;
-				out.push(...fresh);
-				if (fresh.length < res.body.data.length || !res.body.nextCursor) return out.length >= atLeast ? out : undefined;
-				cursor = res.body.nextCursor;
-			}
+			const list = await executionsSince(n8n, workflowId, afterId, includeData);
+			if (list.some((e) => ['running', 'new', 'waiting'].includes(e.status) || !e.stoppedAt)) return undefined;
+			return list.length >= atLeast ? list : undefined;
 		},
 		timeoutMs,
 		500,

@@ -1,6 +1,6 @@
 /** Linux /proc readings: n8n's processes, their memory and CPU time. */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { sleep } from '../../test/e2e/lib/proc';
+import { sleep } from '../../tools/n8n/proc';
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 

@@ -1,11 +1,11 @@
 /**
- * Sandbox extras the benchmarks need beyond test/e2e/lib/sandbox.ts: a reset, and sandboxes started
+ * Sandbox extras the benchmarks need beyond tools/n8n/sandbox.ts: a reset, and sandboxes started
  * with a given number of templates (`--templates N`).
  */
 import { join } from 'node:path';
-import { REPO_ROOT } from '../../test/e2e/lib/n8n';
-import { freePort, startProcess, type Started, waitFor } from '../../test/e2e/lib/proc';
-import { SandboxProcess } from '../../test/e2e/lib/sandbox';
+import { REPO_ROOT } from '../../tools/n8n/n8n';
+import { freePort, startProcess, type Started, waitFor } from '../../tools/n8n/proc';
+import { SandboxProcess } from '../../tools/n8n/sandbox';
 
 export async function resetSandbox(url: string): Promise<void> {
 	const res = await fetch(`${url}/_sandbox/reset`, { method: 'POST' });

@@ -176,10 +176,10 @@ export class BusinessMessagingTrigger implements INodeType {
 			dark: 'file:../../icons/businessMessaging.dark.svg',
 		},
 		group: ['trigger'],
-		// Version 2 behaves the same for users. n8n evaluates an expression (`options.binaryData`) for every
-		// request to a version 1 webhook node, which costs an expression isolate per event under n8n's
-		// default "vm" engine; version 2 needs none (see README, Performance). Version 1 stays for
-		// existing workflows.
+		// Version 2 (package 0.2.0) behaves the same for users. n8n evaluates an expression
+		// (`options.binaryData`) for every request to a version 1 webhook node, which costs an expression
+		// isolate per event under n8n's default "vm" engine; version 2 needs none (docs/performance.md).
+		// Version 1 stays for workflows made with package 0.1.0.
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: '={{$parameter["events"].join(", ")}}',

@@ -32,14 +32,14 @@ export function deliveryKey(rawBody: Buffer): string {
  * the key's first 16 hex digits (64 bits: a false match among 2,000 keys has a chance of about 1 in
  * 10^16) and the acceptance time in seconds as 8 hex digits. One string instead of an object with 2,000
  * properties: n8n parses it, wraps it in its change-tracking proxies and serializes it again with every
- * request, which for an object cost more than everything else the trigger does (see README, Performance).
+ * request, which for an object cost more than everything else the trigger does (docs/performance.md).
  */
 const STORE_FIELD = 'accepted';
 const KEY_DIGITS = 16;
 const TIME_DIGITS = 8;
 const RECORD_LENGTH = KEY_DIGITS + TIME_DIGITS;
 
-/** Version 0.1.0 stored `{ deliveries: { <32 hex digits>: seconds } }`; still read, replaced on the next write. */
+/** Package version 0.1.0 stored `{ deliveries: { <32 hex digits>: seconds } }`; still read, replaced on the next write. */
 const LEGACY_FIELD = 'deliveries';
 
 type Accepted = Map<string, number>;
@@ -128,13 +128,15 @@ function learnSaved(memory: ProcessMemory, store: IDataObject, nowSeconds: numbe
 }
 
 /**
- * Hands n8n the acknowledged keys its static data lacks, at most once per second: n8n saves static data
- * when it sees it changed, whenever that is. Only acknowledged keys are written, never the one being
- * claimed, so a saved key always belongs to a run n8n holds: what is saved never depends on when n8n saves.
+ * Hands n8n the acknowledged keys its static data lacks: n8n saves static data when it sees it changed,
+ * whenever that is. Only acknowledged keys are written, never the one being claimed, so a saved key
+ * always belongs to a run n8n holds: what is saved never depends on when n8n saves. With a request that
+ * starts a run at most once a second (each save writes the whole string); with a duplicate always, as
+ * n8n 2.x saves static data only for a request the node answers itself.
  */
-function offerToSave(memory: ProcessMemory, store: IDataObject, nowSeconds: number): void {
+function offerToSave(memory: ProcessMemory, store: IDataObject, nowSeconds: number, throttled: boolean): void {
 	const nowMs = Date.now();
-	if (nowMs - memory.lastWriteMs < WRITE_INTERVAL_MS) return;
+	if (throttled && nowMs - memory.lastWriteMs < WRITE_INTERVAL_MS) return;
 	if (memory.packed === undefined) {
 		prune(memory.acknowledged, nowSeconds);
 		memory.packed = pack(memory.acknowledged);
@@ -146,7 +148,7 @@ function offerToSave(memory: ProcessMemory, store: IDataObject, nowSeconds: numb
 	delete store[LEGACY_FIELD];
 }
 
-/** How often one process hands n8n its keys to save: each save writes the whole string to the database. */
+/** How often a request that starts a run hands n8n the keys to save: each save writes the whole string. */
 const WRITE_INTERVAL_MS = 1000;
 
 /** A claimed delivery: start its run, then report n8n's answer with `settle`. */
@@ -173,13 +175,16 @@ export async function claimDelivery(scope: string, store: IDataObject, key: stri
 		memoryOfTrigger.set(scope, memory);
 	}
 	learnSaved(memory, store, nowSeconds);
-	offerToSave(memory, store, nowSeconds);
 	for (;;) {
-		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) return { outcome: 'duplicate' };
+		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) {
+			offerToSave(memory, store, nowSeconds, false);
+			return { outcome: 'duplicate' };
+		}
 		const inFlight = memory.inFlight.get(storedKey);
 		if (!inFlight) break;
 		await inFlight;
 	}
+	offerToSave(memory, store, nowSeconds, true);
 	let answered!: (acknowledged: boolean) => void;
 	memory.inFlight.set(storedKey, new Promise<boolean>((resolve) => (answered = resolve)));
 	const trigger = memory;

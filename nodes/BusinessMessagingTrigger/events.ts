@@ -68,7 +68,7 @@ export function envelopeProblem(body: IDataObject | undefined): string | undefin
 
 /**
  * The service's test event (Webhook → Send Test Event). The spec does not show its payload; this is the
- * one place that decides how it is recognised: a `data.test` of `true` (README, Assumptions).
+ * one place that decides how it is recognised: a `data.test` of `true` (docs/assumptions.md).
  */
 export function testEventMark(data: IDataObject): IDataObject {
 	if (data.test !== true) return {};

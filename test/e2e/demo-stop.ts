@@ -6,7 +6,7 @@
  * - When the demo process itself is killed outright (SIGKILL, no cleanup possible), its watchdog still
  *   stops n8n and the sandbox.
  * - Ctrl-C in the middle of `npm run test:e2e` stops everything the suite started (the same helpers in
- *   test/e2e/lib/proc.ts serve the benchmark).
+ *   tools/n8n/proc.ts serve the benchmark).
  * Processes are identified by PID and start time, recorded from /proc before the signal; only those are
  * ever killed here (when a check fails, so that nothing is left behind).
  */
@@ -15,8 +15,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loginCookie, REPO_ROOT } from './lib/n8n';
-import { freePort, sleep, waitFor } from './lib/proc';
+import { loginCookie, REPO_ROOT } from '../../tools/n8n/n8n';
+import { freePort, sleep, waitFor } from '../../tools/n8n/proc';
 import { assert, createReporter } from './lib/report';
 
 interface Proc {

@@ -2,8 +2,8 @@
  * Install suite: this package installed the way users install it. n8n fetches it by name from its built-in
  * registry (answered by a local verdaccio inside an offline namespace, see lib/registry.ts), through the
  * REST calls of Settings → Community Nodes: install, update offered and applied, uninstall, reinstall, the
- * errors a user can meet; then the declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV). First, the
- * tarball itself: its file list, its README's links, n8n's scanner rules.
+ * errors a user can meet; then the declarative install (N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV). The tarball
+ * itself (file list, README links, n8n's scanner rules) is checked by the release suite (test/release).
  * npm run test:install  (installs n8n and the tools, then runs itself inside scripts/offline-namespace.sh;
  * E2E_KEEP=1 keeps the logs)
  */
@@ -12,19 +12,22 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runThroughServer } from './checks/actions';
-import { packageChecks } from './checks/package';
-import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from './lib/n8n';
-import { installCleanupHandlers, run, sleep, stopAll } from './lib/proc';
-import { installTools, LocalRegistry } from './lib/registry';
+import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from '../../tools/n8n/n8n';
+import { installCleanupHandlers, run, sleep, stopAll } from '../../tools/n8n/proc';
+import { installTools, LocalRegistry } from '../../tools/n8n/registry';
 import { assert, assertEqual, createReporter, runSuite } from './lib/report';
-import { SandboxProcess } from './lib/sandbox';
-import { waitForWebhook } from './lib/stack';
-import { webhookIdFor } from './lib/workflow';
-import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, credentialEntry, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from './lib/workflows';
+import { SandboxProcess } from '../../tools/n8n/sandbox';
+import { waitForWebhook } from '../../tools/n8n/stack';
+import { webhookIdFor } from '../../tools/n8n/workflow';
+import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, credentialEntry, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
 
 const OWNER = { email: 'owner@install.example.com', password: 'Install-owner-Passw0rd!', firstName: 'Install', lastName: 'Owner' };
 
 const TRIGGER_WEBHOOK_ID = webhookIdFor('install-trigger');
+
+/** The version being released (package.json), and a later one: the same build republished, to try the update. */
+const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const NEXT_VERSION = VERSION.replace(/\d+$/, (patch) => String(Number(patch) + 1));
 
 interface InstalledPackage {
 	packageName: string;
@@ -143,16 +146,11 @@ async function main(): Promise<number> {
 		await n8n.login();
 		await n8n.createApiKey();
 		await sandbox.setWebhookUrl(`${n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`);
-		report.result(`set-up: ${PACKAGE_NAME}@0.1.0 published to the local registry at ${registry.url}; n8n without the package`, true);
+		report.result(`set-up: ${PACKAGE_NAME}@${VERSION} published to the local registry at ${registry.url}; n8n without the package`, true);
 	} catch (error) {
 		report.result('set-up: local registry, sandbox, n8n', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 		return await finish();
 	}
-
-	const unpacked = join(dir, 'unpacked');
-	await run('mkdir', ['-p', unpacked]);
-	await run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1']);
-	for (const check of packageChecks(tarball, unpacked)) await report.run(check);
 
 	await report.run({
 		name: 'install by name (POST /rest/community-packages): n8n fetches it from its default registry; both nodes and the credential appear',
@@ -162,7 +160,7 @@ async function main(): Promise<number> {
 			assert(!types.nodes.has(ACTION_TYPE), 'the action node is offered before the install');
 			const res = await installByName(n8n);
 			assertEqual(res.status, 200, `install answer (${res.message})`);
-			assertEqual(res.data?.installedVersion, '0.1.0', 'installed version');
+			assertEqual(res.data?.installedVersion, VERSION, 'installed version');
 			assertEqual(res.data?.installedNodes.map((node) => node.type).sort(), [ACTION_TYPE, TRIGGER_TYPE].sort(), 'installed nodes');
 			await assertPackageLoaded(n8n);
 			const again = await installByName(n8n);
@@ -184,27 +182,27 @@ async function main(): Promise<number> {
 	});
 
 	await report.run({
-		name: 'publish 0.1.1: the Community Nodes list offers the update (updateAvailable 0.1.1)',
+		name: `publish ${NEXT_VERSION}: the Community Nodes list offers the update (updateAvailable ${NEXT_VERSION})`,
 		timeoutMs: 180_000,
 		fn: async () => {
-			await registry.publish(await variant(tarball, join(dir, 'v0.1.1'), { version: '0.1.1' }));
+			await registry.publish(await variant(tarball, join(dir, `v${NEXT_VERSION}`), { version: NEXT_VERSION }));
 			const [pkg] = (await installedPackages(n8n)).filter((p) => p.packageName === PACKAGE_NAME);
 			assert(pkg, 'the package is not listed');
-			assertEqual([pkg.installedVersion, pkg.updateAvailable], ['0.1.0', '0.1.1'], 'installed version and update offered');
+			assertEqual([pkg.installedVersion, pkg.updateAvailable], [VERSION, NEXT_VERSION], 'installed version and update offered');
 		},
 	});
 
 	await report.run({
-		name: 'update (PATCH /rest/community-packages): 0.1.1 loaded; the active trigger workflow, the text workflow and the credential keep working',
+		name: `update (PATCH /rest/community-packages): ${NEXT_VERSION} loaded; the active trigger workflow, the text workflow and the credential keep working`,
 		timeoutMs: 300_000,
 		fn: async () => {
-			const res = await n8n.rest<{ data?: InstalledPackage; message?: string }>('PATCH', '/community-packages', { name: PACKAGE_NAME, version: '0.1.1' });
+			const res = await n8n.rest<{ data?: InstalledPackage; message?: string }>('PATCH', '/community-packages', { name: PACKAGE_NAME, version: NEXT_VERSION });
 			assertEqual(res.status, 200, `update answer (${res.body.message ?? ''})`);
-			assertEqual(res.body.data?.installedVersion, '0.1.1', 'installed version after the update');
+			assertEqual(res.body.data?.installedVersion, NEXT_VERSION, 'installed version after the update');
 			const onDisk = JSON.parse(readFileSync(join(n8n.home, '.n8n/nodes/node_modules', PACKAGE_NAME, 'package.json'), 'utf8')) as { version: string };
-			assertEqual(onDisk.version, '0.1.1', 'version in n8n’s nodes folder');
+			assertEqual(onDisk.version, NEXT_VERSION, 'version in n8n’s nodes folder');
 			const [pkg] = (await installedPackages(n8n)).filter((p) => p.packageName === PACKAGE_NAME);
-			assertEqual([pkg.installedVersion, pkg.updateAvailable, pkg.failedLoading], ['0.1.1', undefined, false], 'listed after the update');
+			assertEqual([pkg.installedVersion, pkg.updateAvailable, pkg.failedLoading], [NEXT_VERSION, undefined, false], 'listed after the update');
 			await assertPackageLoaded(n8n);
 			await sendsText(n8n, sandbox, text);
 			await triggerAcceptsGenuineOnly(n8n, sandbox, trigger.id);
@@ -253,8 +251,8 @@ async function main(): Promise<number> {
 			await expectRefusal('a package name that does not exist', installByName(n8n, undefined, `${PACKAGE_NAME}-nonexistent`), /Package version does not exist/);
 			// n8n refuses a package whose n8n.n8nNodesApiVersion is newer than it supports: the "n8n too old" case.
 			const { n8n: n8nBlock } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { n8n: object };
-			await registry.publish(await variant(tarball, join(dir, 'v-api2'), { version: '0.2.0-nodes-api-2', n8n: { ...n8nBlock, n8nNodesApiVersion: 2 } }), 'next');
-			await expectRefusal('a package needing a newer n8n', installByName(n8n, '0.2.0-nodes-api-2'), /isn't compatible with your version of n8n/);
+			await registry.publish(await variant(tarball, join(dir, 'v-api2'), { version: `${NEXT_VERSION}-nodes-api-2`, n8n: { ...n8nBlock, n8nNodesApiVersion: 2 } }), 'next');
+			await expectRefusal('a package needing a newer n8n', installByName(n8n, `${NEXT_VERSION}-nodes-api-2`), /isn't compatible with your version of n8n/);
 			await registry.stop();
 			try {
 				await expectRefusal('the registry not answering (connection refused)', installByName(n8n), /Failed to check package version existence/);
@@ -280,7 +278,7 @@ async function main(): Promise<number> {
 		fn: async () => {
 			const res = await installByName(n8n);
 			assertEqual(res.status, 200, `reinstall answer (${res.message})`);
-			assertEqual(res.data?.installedVersion, '0.1.1', 'reinstalled version (latest)');
+			assertEqual(res.data?.installedVersion, NEXT_VERSION, 'reinstalled version (latest)');
 			await assertPackageLoaded(n8n);
 			await n8n.activate(text.id);
 			await n8n.activate(trigger.id);
@@ -303,7 +301,7 @@ async function main(): Promise<number> {
 				env: {
 					...registry.clientEnv,
 					N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV: 'true',
-					N8N_COMMUNITY_PACKAGES: JSON.stringify([{ name: PACKAGE_NAME, version: '0.1.0' }]),
+					N8N_COMMUNITY_PACKAGES: JSON.stringify([{ name: PACKAGE_NAME, version: VERSION }]),
 				},
 			});
 			servers.push(managed);
@@ -314,20 +312,20 @@ async function main(): Promise<number> {
 			await managed.createApiKey();
 			await assertPackageLoaded(managed);
 			const [pkg] = await installedPackages(managed);
-			assertEqual([pkg?.packageName, pkg?.installedVersion], [PACKAGE_NAME, '0.1.0'], 'installed from the environment');
+			assertEqual([pkg?.packageName, pkg?.installedVersion], [PACKAGE_NAME, VERSION], 'installed from the environment');
 			await managed.activate(text.id);
 			await waitForWebhook(`${managed.baseUrl}/webhook/install-text`);
 			await sendsText(managed, sandbox, text);
-			const refused = await installByName(managed, '0.1.1');
+			const refused = await installByName(managed, NEXT_VERSION);
 			say(`installing through the screen: ${refused.status} ${refused.message}`);
 			assert(refused.status >= 400 && /managed via environment variables/i.test(refused.message), `install through the screen: ${refused.status} ${refused.message}`);
 			await managed.stop();
 			// A new version in the list and a restart: n8n updates at start; the workflow keeps running.
-			managed.setEnv({ N8N_COMMUNITY_PACKAGES: JSON.stringify([{ name: PACKAGE_NAME, version: '0.1.1' }]) });
+			managed.setEnv({ N8N_COMMUNITY_PACKAGES: JSON.stringify([{ name: PACKAGE_NAME, version: NEXT_VERSION }]) });
 			await managed.start({ readyTimeoutMs: 300_000 });
 			await managed.login();
 			const [updated] = await installedPackages(managed);
-			assertEqual(updated?.installedVersion, '0.1.1', 'installed version after changing the list and restarting');
+			assertEqual(updated?.installedVersion, NEXT_VERSION, 'installed version after changing the list and restarting');
 			await assertPackageLoaded(managed);
 			await waitForWebhook(`${managed.baseUrl}/webhook/install-text`);
 			await sendsText(managed, sandbox, text);

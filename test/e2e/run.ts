@@ -31,10 +31,10 @@ import {
 	TEMPLATE_VALUES,
 } from './checks/sending';
 import { type Check, createReporter, runSuite } from './lib/report';
-import { installCleanupHandlers, stopAll } from './lib/proc';
-import { N8N_VERSION, type N8n } from './lib/n8n';
-import { startStack, type Stack } from './lib/stack';
-import { webhookIdFor } from './lib/workflow';
+import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
+import { N8N_VERSION, type N8n } from '../../tools/n8n/n8n';
+import { startStack, type Stack } from '../../tools/n8n/stack';
+import { webhookIdFor } from '../../tools/n8n/workflow';
 import {
 	bareTriggerWorkflow,
 	TRIGGER_TYPE,
@@ -54,7 +54,7 @@ import {
 	CREDENTIAL_TYPE,
 	exampleWorkflow,
 	OPENAI_CREDENTIAL_TYPE,
-} from './lib/workflows';
+} from '../../tools/n8n/workflows';
 
 export const OWNER = {
 	email: 'owner@e2e.example.com',

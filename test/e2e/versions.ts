@@ -4,8 +4,8 @@
  * on the default version in `npm run test:e2e`. npm run test:versions
  */
 import { createReporter, runSuite } from './lib/report';
-import { installCleanupHandlers } from './lib/proc';
-import { SMOKE_N8N_VERSIONS } from './lib/versions';
+import { installCleanupHandlers } from '../../tools/n8n/proc';
+import { SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
 import { e2eSuite } from './run';
 
 async function main(): Promise<number> {

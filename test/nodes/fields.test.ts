@@ -12,6 +12,7 @@ import { Workflow, type INodeProperties, type INodePropertyOptions } from 'n8n-w
 import { BASE_URL_CONNECTION_HINT, BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+import { headingAnchors } from '../helpers/markdown';
 import { runAction } from '../helpers/actionNode';
 import { startSandbox, type Sandbox } from '../sandbox';
 
@@ -95,20 +96,7 @@ describe('fields', () => {
 });
 
 describe('documentation links', () => {
-	/** Heading anchors as GitHub and npm make them (github-slugger): lower case, punctuation dropped, spaces to dashes. */
-	const anchors = new Set(
-		readFileSync(join(ROOT, 'README.md'), 'utf8')
-			.split('\n')
-			.filter((line) => /^#{1,6} /.test(line))
-			.map((line) =>
-				line
-					.replace(/^#+ /, '')
-					.trim()
-					.toLowerCase()
-					.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-					.replace(/\s/g, '-'),
-			),
-	);
+	const anchors = headingAnchors(readFileSync(join(ROOT, 'README.md'), 'utf8'));
 	const codex = (file: string) =>
 		JSON.parse(readFileSync(join(ROOT, file), 'utf8')) as { resources: Record<string, Array<{ url: string }>> };
 	const links: Array<[string, string]> = [
@@ -125,12 +113,13 @@ describe('documentation links', () => {
 		expect([...anchors]).toContain(anchor);
 	});
 
-	it('package.json: the homepage is the npm page, and no repository or issue tracker is invented', () => {
-		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Record<string, unknown>;
+	it('package.json: the homepage is the npm page; the repository is one GitHub URL, written once', () => {
+		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { homepage: string; repository?: { url?: string }; bugs?: unknown };
 		expect(String(pkg.homepage).split('#')[0]).toBe(NPM_PAGE);
-		expect(pkg.repository).toBeUndefined();
+		expect(pkg.repository?.url).toMatch(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+		// npm derives the issue tracker from the repository; a second copy of the URL could drift.
 		expect(pkg.bugs).toBeUndefined();
-		expect(JSON.stringify(pkg)).not.toContain('github.com');
+		expect(JSON.stringify(pkg).split('github.com').length - 1).toBe(1);
 	});
 });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { newGate, waitForSlot } from '../../nodes/BusinessMessaging/helpers/pacing';
-import { SandboxProcess } from '../e2e/lib/sandbox';
+import { SandboxProcess } from '../../tools/n8n/sandbox';
 import { runAction } from '../helpers/actionNode';
 
 test('requests of one run start one interval apart, however many wait at once', async () => {

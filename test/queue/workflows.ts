@@ -3,9 +3,9 @@
  * examples/, so what is tested is what users import), n8n's Remove Duplicates node after the trigger,
  * and the bare trigger. Built with the e2e driver's builders.
  */
-import { REDIS_CREDENTIAL } from '../e2e/lib/queue-stack';
-import { chain, node, type WfNode, type Workflow } from '../e2e/lib/workflow';
-import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE } from '../e2e/lib/workflows';
+import { REDIS_CREDENTIAL } from '../../tools/n8n/queue-stack';
+import { chain, node, type WfNode, type Workflow } from '../../tools/n8n/workflow';
+import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE } from '../../tools/n8n/workflows';
 
 export const EXAMPLE_FILE = 'queue-mode-deduplication.json';
 export const TRIGGER_NODE = 'Business Messaging Trigger';

@@ -1,8 +1,8 @@
 /**
- * What a user sees during long steps of the demo and the e2e suite (test/e2e/lib/proc.ts): the installer's
+ * What a user sees during long steps of the demo and the e2e suite (tools/n8n/proc.ts): the installer's
  * own lines reach them as they come, and a step that takes long says what it is doing and for how long.
  */
-import { formatElapsed, run, withProgress } from '../e2e/lib/proc';
+import { formatElapsed, run, withProgress } from '../../tools/n8n/proc';
 
 describe('progress of long steps', () => {
 	it('passes each line a command writes to stderr on as it comes, while stdout stays the result', async () => {

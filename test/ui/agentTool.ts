@@ -4,7 +4,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { byTestId, closeDropdown, openDropdown, visibleLabels, WAIT } from './browser';
-import { waitFor } from '../e2e/lib/proc';
+import { waitFor } from '../../tools/n8n/proc';
 
 /** What n8n shows in a field the model fills (`$fromAI`), or the expression itself. */
 const FILLED_BY_MODEL = /Defined automatically by the model|\$fromAI\(/;

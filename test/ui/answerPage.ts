@@ -5,9 +5,9 @@
  */
 import type { Browser } from 'playwright-core';
 import { ask, waitWorkflow } from '../e2e/checks/sendAndWait';
-import type { Stack } from '../e2e/lib/stack';
-import type { Workflow } from '../e2e/lib/workflow';
-import type { CredentialRef } from '../e2e/lib/workflows';
+import type { Stack } from '../../tools/n8n/stack';
+import type { Workflow } from '../../tools/n8n/workflow';
+import type { CredentialRef } from '../../tools/n8n/workflows';
 import { WAIT } from './browser';
 
 export const ANSWER_QUESTION = 'Can we ship order #1042 today?\nThe <b>courier</b> comes at 3 pm.';

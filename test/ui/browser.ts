@@ -1,6 +1,6 @@
 /** Small helpers over n8n's editor for the browser suite: its data-test-id attributes and dropdowns. */
 import type { Locator, Page } from 'playwright-core';
-import { waitFor } from '../e2e/lib/proc';
+import { waitFor } from '../../tools/n8n/proc';
 
 /** Generous: the CPU is shared with other n8n instances. */
 export const WAIT = 60_000;

@@ -4,7 +4,7 @@
  * service's 401 in words.
  */
 import type { Page } from 'playwright-core';
-import type { SandboxProcess } from '../e2e/lib/sandbox';
+import type { SandboxProcess } from '../../tools/n8n/sandbox';
 import { assert } from '../e2e/lib/report';
 import { byTestId } from './browser';
 

@@ -6,7 +6,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { byTestId, chooseOption, closeDropdown, openDropdown, visibleLabels, WAIT } from './browser';
 import { readmeFieldRows } from './readme-fields';
-import { waitFor } from '../e2e/lib/proc';
+import { waitFor } from '../../tools/n8n/proc';
 
 /** n8n adds this resource and operation to nodes whose credential the HTTP Request node can use; not ours to document. */
 const N8N_ADDED = 'Custom API Call';

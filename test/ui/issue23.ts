@@ -7,11 +7,11 @@
  */
 import type { Page } from 'playwright-core';
 import { AFTER_TRIGGER_NODE } from '../e2e/checks/listen';
-import { waitFor } from '../e2e/lib/proc';
+import { waitFor } from '../../tools/n8n/proc';
 import { assert, assertEqual } from '../e2e/lib/report';
-import type { Stack } from '../e2e/lib/stack';
-import type { Workflow } from '../e2e/lib/workflow';
-import { TRIGGER_WEBHOOK_PATH } from '../e2e/lib/workflows';
+import type { Stack } from '../../tools/n8n/stack';
+import type { Workflow } from '../../tools/n8n/workflow';
+import { TRIGGER_WEBHOOK_PATH } from '../../tools/n8n/workflows';
 import { byTestId, visibleLabels, WAIT } from './browser';
 
 /** A sandbox template with one body placeholder (test/sandbox/seed.ts: template 7). */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../e2e/lib/n8n';
+import { REPO_ROOT } from '../../tools/n8n/n8n';
 
 export interface FieldRow {
 	resource: string;

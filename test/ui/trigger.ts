@@ -5,11 +5,11 @@
  */
 import type { Page } from 'playwright-core';
 import { runThroughServer } from '../e2e/checks/actions';
-import type { Stack } from '../e2e/lib/stack';
-import type { Workflow } from '../e2e/lib/workflow';
+import type { Stack } from '../../tools/n8n/stack';
+import type { Workflow } from '../../tools/n8n/workflow';
 import { assert, assertEqual } from '../e2e/lib/report';
-import { TRIGGER_WEBHOOK_PATH } from '../e2e/lib/workflows';
-import { waitFor } from '../e2e/lib/proc';
+import { TRIGGER_WEBHOOK_PATH } from '../../tools/n8n/workflows';
+import { waitFor } from '../../tools/n8n/proc';
 import { byTestId, WAIT } from './browser';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

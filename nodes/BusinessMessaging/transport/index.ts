@@ -20,7 +20,7 @@ export const CREDENTIAL_TYPE = 'businessMessagingApi';
 export const PAGE_SIZE = 100;
 
 /**
- * Whether a failed request may be sent again (README, "Retries").
+ * Whether a failed request may be sent again (docs/action-node.md, "Retries").
  * - `idempotent`: reads and the order update (it sets absolute values): retried after 429, 5xx,
  *   timeouts and dropped connections.
  * - `send`: message sends. Retried only when the service cannot have acted on it: 429, 503 with
@@ -130,7 +130,7 @@ function retryDelay(failure: FailedResponse, policy: RetryPolicy, attempt: numbe
 	return undefined;
 }
 
-/** The service's own words for an error, from the body shape the spec leaves open (README, "Assumptions"). */
+/** The service's own words for an error, from the body shape the spec leaves open (docs/assumptions.md). */
 function serviceMessage(body: unknown): { message?: string; details?: string } {
 	if (typeof body === 'string') {
 		const text = body.trim();
@@ -288,7 +288,7 @@ export function listLimit(run: RunState, itemIndex: number): number | undefined 
 
 /**
  * All items of a list endpoint, or the first `max`. Follows `meta.last_page` when the service sends it;
- * without it, stops at the first short page (README, "Assumptions").
+ * without it, stops at the first short page (docs/assumptions.md).
  */
 export async function getList(
 	run: RunState<Context>,

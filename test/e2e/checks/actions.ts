@@ -2,13 +2,13 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExecutionSummary, type N8n, nodeError, nodeOutput } from '../lib/n8n';
-import { freePort } from '../lib/proc';
+import { type ExecutionSummary, type N8n, nodeError, nodeOutput } from '../../../tools/n8n/n8n';
+import { freePort } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { RecordedRequest } from '../lib/sandbox';
-import type { Stack } from '../lib/stack';
-import type { Workflow } from '../lib/workflow';
-import { ACTION_TYPE, CREDENTIAL_TYPE, TRIGGER_TYPE } from '../lib/workflows';
+import type { RecordedRequest } from '../../../tools/n8n/sandbox';
+import type { Stack } from '../../../tools/n8n/stack';
+import type { Workflow } from '../../../tools/n8n/workflow';
+import { ACTION_TYPE, CREDENTIAL_TYPE, TRIGGER_TYPE } from '../../../tools/n8n/workflows';
 
 /** A small but real PNG (8×8, red), so the upload is an actual image file. */
 export const PNG_BASE64 =

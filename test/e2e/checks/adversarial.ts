@@ -16,10 +16,10 @@ import {
 	tally,
 	type WireRequest,
 } from '../../trigger/adversarial-cases';
-import type { N8n } from '../lib/n8n';
-import { sleep, waitFor } from '../lib/proc';
+import type { N8n } from '../../../tools/n8n/n8n';
+import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert } from '../lib/report';
-import type { Stack } from '../lib/stack';
+import type { Stack } from '../../../tools/n8n/stack';
 
 const SIGNATURE_WINDOW_SECONDS = 300;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);

@@ -4,13 +4,13 @@
  * the model as the readable message a user would see, so it can correct itself.
  */
 import { makeTemplate } from '../../sandbox/seed';
-import type { ExecutionSummary, N8n } from '../lib/n8n';
-import { waitFor } from '../lib/proc';
+import type { ExecutionSummary, N8n } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
 import type { ScriptedModel, Scenario } from '../lib/model';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { Stack } from '../lib/stack';
-import type { Workflow } from '../lib/workflow';
-import { triggerProductionPath } from '../lib/workflows';
+import type { Stack } from '../../../tools/n8n/stack';
+import type { Workflow } from '../../../tools/n8n/workflow';
+import { triggerProductionPath } from '../../../tools/n8n/workflows';
 
 /**
  * The AI Agent's versions in n8n 2.41: 3.1 (new agents) runs tools as engine requests, 2.2 (still in

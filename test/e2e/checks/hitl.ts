@@ -6,12 +6,12 @@
  * the model reads that the call was rejected.
  */
 import type { Scenario, ScriptedModel } from '../lib/model';
-import { type N8n, n8nId } from '../lib/n8n';
-import { waitFor } from '../lib/proc';
+import { type N8n, n8nId } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { Stack } from '../lib/stack';
-import { chain, node, webhookTrigger, type Workflow } from '../lib/workflow';
-import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, OPENAI_CREDENTIAL_TYPE, TOOL_TYPE } from '../lib/workflows';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
+import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, OPENAI_CREDENTIAL_TYPE, TOOL_TYPE } from '../../../tools/n8n/workflows';
 import { answer, execution, finished } from './sendAndWait';
 
 const REVIEWER = '+15550000401';

@@ -6,12 +6,12 @@
  * step, without one for Execute workflow (n8n's workflows controller).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { type ExecutionSummary, type N8n, N8N_VERSION, nodeError, nodeOutput } from '../lib/n8n';
-import { waitFor } from '../lib/proc';
+import { type ExecutionSummary, type N8n, N8N_VERSION, nodeError, nodeOutput } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { Stack } from '../lib/stack';
-import { chain, node, setFields, webhookIdFor, type Workflow } from '../lib/workflow';
-import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, TRIGGER_WEBHOOK_PATH, triggerProductionPath } from '../lib/workflows';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, setFields, webhookIdFor, type Workflow } from '../../../tools/n8n/workflow';
+import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, TRIGGER_WEBHOOK_PATH, triggerProductionPath } from '../../../tools/n8n/workflows';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
 /** The node after the trigger: it must never run on a refused delivery. */

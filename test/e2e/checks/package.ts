@@ -1,14 +1,16 @@
 /**
  * Checks of the published tarball: only what n8n loads (plus README, LICENSE, package.json), nothing stale,
- * every declared node, credential and icon present, README links that resolve on the registry page, and
- * n8n's community-package scanner rules over the source and the tarball.
+ * every declared node, credential and icon present, README links that resolve on the registry page, the
+ * compiled code asking n8n for nothing n8n Cloud forbids, and n8n's community-package scanner rules over
+ * the source and the tarball. Run by the release suite (test/release/run.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { REPO_ROOT } from '../lib/n8n';
-import { run } from '../lib/proc';
+import { dirname, join } from 'node:path';
+import { REPO_ROOT } from '../../../tools/n8n/n8n';
+import { run } from '../../../tools/n8n/proc';
+import { headingAnchors } from '../../helpers/markdown';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { TOOLS_DIR } from '../lib/registry';
+import { TOOLS_DIR } from '../../../tools/n8n/registry';
 
 /** Files of a tarball (without the leading `package/`). */
 async function tarballFiles(tarball: string): Promise<string[]> {
@@ -31,6 +33,38 @@ export function relativeLinkTargets(markdown: string): string[] {
 	const targets = [...markdown.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]);
 	return targets.filter((t) => !/^(https?:|mailto:|#)/i.test(t)).map((t) => t.replace(/#.*$/, ''));
 }
+
+/** The repository's web address, from package.json's `repository` (the one place it is written). */
+export function repositoryWebUrl(): string {
+	const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { repository?: { url?: string } };
+	return (pkg.repository?.url ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+}
+
+/**
+ * Links in a markdown file of this repository that do not resolve: absolute links into the repository
+ * (`<repository>/blob/main/<path>#anchor`, the form that works on the npm page too) and, outside the README,
+ * relative links; each must name a file that exists here and, for markdown, a heading it has.
+ */
+export function repositoryLinkProblems(file: string, markdown: string): string[] {
+	const base = `${repositoryWebUrl()}/blob/main/`;
+	const problems: string[] = [];
+	for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+		let path: string;
+		if (target.startsWith(base)) path = target.slice(base.length);
+		else if (/^(https?:|mailto:)/i.test(target) || file === 'README.md') continue;
+		else if (target.startsWith('#')) path = `${file}${target}`;
+		else path = join(dirname(file), target);
+		const [filePath, anchor] = path.split('#');
+		if (!existsSync(join(REPO_ROOT, filePath))) problems.push(`${file}: ${target} (no file ${filePath})`);
+		else if (anchor && filePath.endsWith('.md') && !headingAnchors(readFileSync(join(REPO_ROOT, filePath), 'utf8')).has(anchor)) {
+			problems.push(`${file}: ${target} (no heading #${anchor} in ${filePath})`);
+		}
+	}
+	return problems;
+}
+
+/** What compiled nodes and credentials may load on n8n Cloud (n8n's no-restricted-imports rule, less what this package needs not). */
+const CLOUD_MODULES = ['n8n-workflow', 'lodash', 'luxon', 'zod', 'crypto', 'node:crypto'];
 
 export function packageChecks(tarball: string, unpackedDir: string): Check[] {
 	return [
@@ -73,6 +107,25 @@ export function packageChecks(tarball: string, unpackedDir: string): Check[] {
 				const readme = readFileSync(join(unpackedDir, 'README.md'), 'utf8');
 				const broken = relativeLinkTargets(readme).filter((t) => !files.includes(t.replace(/^\.\//, '')));
 				assertEqual(broken, [], 'README links to files that are not in the tarball');
+			},
+		},
+		{
+			name: 'the compiled nodes and credential load only what n8n provides (n8n-workflow, lodash, luxon, zod, node:crypto) and use no process, environment, timers or file system, as n8n Cloud requires',
+			fn: async () => {
+				const files = (await tarballFiles(tarball)).filter((f) => f.startsWith('dist/') && f.endsWith('.js'));
+				assert(files.length > 0, 'no compiled files');
+				const problems: string[] = [];
+				for (const file of files) {
+					const code = readFileSync(join(unpackedDir, file), 'utf8');
+					for (const [, mod] of code.matchAll(/require\("([^"]+)"\)/g)) {
+						if (!mod.startsWith('.') && !CLOUD_MODULES.includes(mod)) problems.push(`${file}: require("${mod}")`);
+					}
+					const stripped = code.replace(/\/\/.*$|\/\*[\s\S]*?\*\//gm, '').replace(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`/g, '""');
+					for (const [word] of stripped.matchAll(/\b(process|setTimeout|setInterval|setImmediate|globalThis|__dirname|__filename|eval)\b/g)) {
+						problems.push(`${file}: ${word}`);
+					}
+				}
+				assertEqual(problems, [], 'forbidden on n8n Cloud');
 			},
 		},
 		{

@@ -5,12 +5,12 @@
  * A forged, stripped or altered link resumes nothing, on every n8n version (also in the versions smoke).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type ExecutionSummary, type N8n, nodeOutput } from '../lib/n8n';
-import { waitFor } from '../lib/proc';
+import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { Stack } from '../lib/stack';
-import { chain, node, webhookTrigger, type Workflow } from '../lib/workflow';
-import { action, type CredentialRef } from '../lib/workflows';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
+import { action, type CredentialRef } from '../../../tools/n8n/workflows';
 
 const ASK_NODE = 'Ask';
 const FORGE_PHONE = '+15550000104';
@@ -140,7 +140,9 @@ export async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary
 		`execution ${asked.executionId} to finish`,
 		async () => {
 			const e = await execution(n8n, asked.workflow.id, asked.executionId);
-			return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+			if (!e || ['running', 'new', 'waiting'].includes(e.status)) return undefined;
+			// n8n 1.123 may show the status a moment before the resumed node's output.
+			return e.status !== 'success' || nodeOutput(e, ASK_NODE).length > 0 ? e : undefined;
 		},
 		180_000,
 		500,

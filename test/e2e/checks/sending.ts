@@ -1,12 +1,12 @@
 /** Sending that does not embarrass: n8n's Retry and Retry On Fail do not send twice, repeats are skipped. */
 import { makeTemplate, type Template } from '../../sandbox/seed';
-import type { ExecutionSummary } from '../lib/n8n';
-import { nodeOutput } from '../lib/n8n';
+import type { ExecutionSummary } from '../../../tools/n8n/n8n';
+import { nodeOutput } from '../../../tools/n8n/n8n';
 import { runThroughServer } from './actions';
-import { ACTION_TYPE, CREDENTIAL_TYPE } from '../lib/workflows';
+import { ACTION_TYPE, CREDENTIAL_TYPE } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { Stack } from '../lib/stack';
-import type { Workflow } from '../lib/workflow';
+import type { Stack } from '../../../tools/n8n/stack';
+import type { Workflow } from '../../../tools/n8n/workflow';
 
 export const RETRY_HOOK = 'e2e-bulk-retry';
 export const RETRY_ON_FAIL_HOOK = 'e2e-bulk-retry-on-fail';

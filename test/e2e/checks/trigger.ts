@@ -2,13 +2,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExecutionSummary, type N8n, nodeOutput, REPO_ROOT } from '../lib/n8n';
-import { sleep, waitFor } from '../lib/proc';
+import { type ExecutionSummary, type N8n, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
+import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
-import type { SandboxProcess } from '../lib/sandbox';
-import type { Stack } from '../lib/stack';
-import { bareTriggerWorkflow, type CredentialRef, triggerProductionPath } from '../lib/workflows';
-import { type Workflow, webhookIdFor } from '../lib/workflow';
+import type { SandboxProcess } from '../../../tools/n8n/sandbox';
+import type { Stack } from '../../../tools/n8n/stack';
+import { bareTriggerWorkflow, type CredentialRef, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { type Workflow, webhookIdFor } from '../../../tools/n8n/workflow';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
 
@@ -215,7 +215,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 				await n8n.stop();
 				await n8n.start();
 				await n8n.login();
-				const { waitForWebhook } = await import('../lib/stack');
+				const { waitForWebhook } = await import('../../../tools/n8n/stack');
 				await waitForWebhook(productionUrl, 60_000);
 				const later = Math.floor(Date.now() / 1000);
 				const repeats = await Promise.all(bodies.map((b) => postSigned(productionUrl, secret, b, later)));
@@ -327,7 +327,7 @@ function upgradedCheck(stack: Stack): Check {
 		name: 'trigger: workflows saved by earlier releases (version 1 with 0.1.0’s store, version 2 with the compact store) keep running: a body they accepted starts nothing, a new one starts one run',
 		fn: async () => {
 			const { n8n, sandbox } = stack;
-			const { waitForWebhook } = await import('../lib/stack');
+			const { waitForWebhook } = await import('../../../tools/n8n/stack');
 			const workflows = stack.workflows.filter((w) => w.name.startsWith(UPGRADED_WORKFLOW));
 			assertEqual(workflows.length, 2, 'upgraded workflows');
 			for (const [i, workflow] of workflows.entries()) {
@@ -356,7 +356,7 @@ function allowDuplicatesCheck(stack: Stack, workflowId: string, webhookId: strin
 		fn: async () => {
 			const { n8n, sandbox } = stack;
 			const url = `${n8n.baseUrl}${triggerProductionPath(webhookId)}`;
-			const { waitForWebhook } = await import('../lib/stack');
+			const { waitForWebhook } = await import('../../../tools/n8n/stack');
 			await waitForWebhook(url);
 			const body = eventBody('contact.updated', { contact_id: 9301, name: 'Allowed twice' });
 			const before = (await settledExecutions(n8n, workflowId)).length;
@@ -387,7 +387,7 @@ async function adversarialCheck(stack: Stack, productionUrl: string, workflowId:
 		name,
 		timeoutMs: 300_000,
 		fn: async () => {
-			const { waitForWebhook } = await import('../lib/stack');
+			const { waitForWebhook } = await import('../../../tools/n8n/stack');
 			await waitForWebhook(productionUrl);
 			await replayAdversarialCases(stack, productionUrl, workflowId);
 		},

@@ -1,4 +1,4 @@
-import { stopAll } from './proc';
+import { stopAll } from '../../../tools/n8n/proc';
 
 /** One line per check: `ok - …` / `not ok - …`, details indented as `#` comments. */
 

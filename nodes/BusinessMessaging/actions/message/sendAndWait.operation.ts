@@ -201,7 +201,7 @@ export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
 
 /**
  * Sends the question with the link and puts the execution to wait. One item per execution: n8n resumes
- * a waiting execution once (see the README, "Send and Wait for Response"), so several items are
+ * a waiting execution once (docs/action-node.md, "Send and Wait for Response"), so several items are
  * refused before anything is sent rather than answered for the first item only.
  */
 async function executeAll(run: RunState): Promise<INodeExecutionData[][]> {

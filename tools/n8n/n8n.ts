@@ -13,7 +13,7 @@ import { INSTALL_OVERRIDES, n8nFeatures, type N8nFeatures, selectedN8nVersion } 
 /** The n8n version of this run (`N8N_VERSION`, default 2.41.1; see versions.ts). */
 export const N8N_VERSION = selectedN8nVersion();
 export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
-export const REPO_ROOT = resolve(__dirname, '../../..');
+export const REPO_ROOT = resolve(__dirname, '../..');
 
 /**
  * Installs an n8n version into the cache folder (reused when complete) and returns that folder. The

@@ -41,6 +41,8 @@ export interface StackOptions {
 	log?: (line: string) => void;
 	/** Extra environment for every n8n process and CLI command (e.g. the database and Redis of queue mode). */
 	env?: Record<string, string>;
+	/** This package already packed (a suite starting a second stack): installed as is, not built again. */
+	tarball?: string;
 	/** More n8n processes on the same user folder, started once the main process is ready (queue mode). */
 	processes?: Array<{ name: string; command: N8nCommand }>;
 }
@@ -82,9 +84,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		log,
 	);
 	lap('n8n install');
-	log('building and packing the package…');
-	const tarball = await withProgress('building and packing the package', () => buildAndPack(join(options.dir, 'pack')), log);
-	lap('build and pack');
+	if (!options.tarball) log('building and packing the package…');
+	const tarball = options.tarball ?? (await withProgress('building and packing the package', () => buildAndPack(join(options.dir, 'pack')), log));
+	if (!options.tarball) lap('build and pack');
 
 	const sandbox = new SandboxProcess(join(options.dir, 'sandbox.log'), options.timeScale);
 	const home = join(options.dir, 'n8n');

@@ -1,7 +1,7 @@
 /** Starts the sandbox through its CLI (its own process group) and talks to its unsigned control API. */
 import { join } from 'node:path';
 import { REPO_ROOT } from './n8n';
-import { SANDBOX_CREDENTIALS, type UploadedFile, type SentMessage as SandboxMessage } from '../../sandbox';
+import { SANDBOX_CREDENTIALS, type UploadedFile, type SentMessage as SandboxMessage } from '../../test/sandbox';
 import { freePort, startProcess, type Started, waitFor } from './proc';
 
 

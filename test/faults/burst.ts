@@ -1,0 +1,184 @@
+/**
+ * One burst-and-kill round as an operator would see it: distinct signed events sent 8 at a time to one n8n
+ * process, the process killed right after the Nth 2xx answer, restarted on the same user folder and
+ * database, every event not answered 2xx re-sent as the service retries, then each event looked up in the
+ * saved executions by its message id.
+ */
+import { executionsSince, latestExecutionId } from '../../bench/lib/n8n-runs';
+import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
+import { sleep } from '../../tools/n8n/proc';
+import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
+
+export const EVENTS = 400;
+export const CONCURRENCY = 8;
+export const KILL_AFTER = 200;
+/** How long a SIGTERMed process gets before the round SIGKILLs it (n8n's own shutdown timeout is 30 s). */
+const SHUTDOWN_WAIT_MS = 60_000;
+/** How long the sender keeps retrying an event after the restart. */
+const RETRY_FOR_MS = 120_000;
+/** Executions are settled when their ids and statuses stay the same this long. */
+const QUIET_MS = 5_000;
+const SETTLE_TIMEOUT_MS = 240_000;
+
+export type Kill = 'SIGKILL' | 'SIGTERM';
+
+export interface Figures {
+	/** Events answered 2xx by the burst (before and after the kill, before the restart). */
+	acknowledged: number;
+	/** Acknowledged events with no execution at all. */
+	lost: number;
+	/** Acknowledged events whose executions exist but none succeeded (crashed, new, error…). */
+	unfinished: number;
+	/** Executions beyond the first per event, after the retries. */
+	extraRuns: number;
+	/** Events re-sent after the restart (not answered 2xx in the burst). */
+	resent: number;
+	/** Re-sent events never answered 2xx within the retry time. */
+	resentUnanswered: number;
+	/** Executions carrying none of this round's events. */
+	unattributed: number;
+	/** Seconds from the signal until the process exited. */
+	exitSeconds: number;
+	/** The process did not exit within SHUTDOWN_WAIT_MS of SIGTERM and was SIGKILLed. */
+	hung: boolean;
+	/** Ids of some lost events (for the report). */
+	lostIds: string[];
+}
+
+export interface Round {
+	/** The process the burst goes to, and the one killed and restarted. */
+	target: N8n;
+	command: N8nCommand;
+	/** The process whose public API lists the executions (the same, or queue mode's main process). */
+	reader: N8n;
+	workflowId: string;
+	/** The receiver's production URL path (`/webhook/…`). */
+	path: string;
+	secret: string;
+	kill: Kill;
+	/** Unique per round: part of every event's message id. */
+	tag: string;
+	log: (line: string) => void;
+}
+
+const is2xx = (a: Answer) => a.status >= 200 && a.status < 300;
+
+/** Runs `work(i)` for i in 0..count-1, `concurrency` at a time, each taking the next index. */
+async function pool(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: concurrency }, async () => {
+			while (next < count) await work(next++);
+		}),
+	);
+}
+
+/**
+ * SIGKILL goes to the whole process group (the main process and its task runner), as `docker kill` or
+ * the OOM killer ends a container; SIGTERM to the main process only, as `docker stop` does, leaving the
+ * shutdown of its children to n8n.
+ */
+function signal(process_: N8n, kill: Kill): void {
+	const pid = process_.pid;
+	if (pid === undefined) throw new Error('no process to kill');
+	process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
+}
+
+export async function burstAndKill(r: Round): Promise<Figures> {
+	const url = `${r.target.baseUrl}${r.path}`;
+	const idOf = (n: number) => `fault-${r.tag}-${n}`;
+	const bodies = Array.from({ length: EVENTS }, (_, n) => messageEvent(idOf(n)));
+	const before = await latestExecutionId(r.reader, r.workflowId);
+	const exited = r.target.exited;
+	if (!exited) throw new Error('the target process is not running');
+	let exitedAt = 0;
+	void exited.then(() => (exitedAt = Date.now()));
+
+	const t0 = Date.now();
+	// The burst: the sender keeps going after the kill (refused or reset from then on).
+	const answers: Answer[] = new Array(EVENTS);
+	let acknowledged = 0;
+	let killedAt = 0;
+	await pool(EVENTS, CONCURRENCY, async (n) => {
+		answers[n] = await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() });
+		if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !killedAt) {
+			killedAt = Date.now();
+			signal(r.target, r.kill);
+		}
+	});
+	if (!killedAt) throw new Error(`only ${acknowledged} of ${EVENTS} events were answered 2xx; nothing was killed`);
+	const acked = answers.map(is2xx);
+	const ackedCount = acked.filter(Boolean).length;
+
+	const hung = !(await Promise.race([exited.then(() => true), sleep(SHUTDOWN_WAIT_MS).then(() => false)]));
+	if (hung) {
+		signal(r.target, 'SIGKILL');
+		await exited;
+	}
+	const exitSeconds = (exitedAt - killedAt) / 1000;
+	let lapFrom = t0;
+	const lap = () => {
+		const seconds = (Date.now() - lapFrom) / 1000;
+		lapFrom = Date.now();
+		return `${seconds.toFixed(1)} s`;
+	};
+	r.log(`${ackedCount} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${lap()})`);
+
+	// The restart, then the service's retries: the same body, freshly signed, until answered 2xx.
+	await r.target.start({ command: r.command });
+	r.log(`restarted in ${lap()}`);
+	const resend = answers.map((_, n) => n).filter((n) => !acked[n]);
+	const deadline = Date.now() + RETRY_FOR_MS;
+	let resentUnanswered = 0;
+	await pool(resend.length, CONCURRENCY, async (i) => {
+		const n = resend[i];
+		for (;;) {
+			if (is2xx(await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }))) return;
+			if (Date.now() > deadline) {
+				resentUnanswered++;
+				return;
+			}
+			await sleep(500);
+		}
+	});
+
+	r.log(`${resend.length} re-sent in ${lap()}`);
+	// Settled: the same executions with the same statuses for QUIET_MS.
+	const settleDeadline = Date.now() + SETTLE_TIMEOUT_MS;
+	let last = '';
+	let stableSince = Date.now();
+	for (;;) {
+		const snapshot = JSON.stringify((await executionsSince(r.reader, r.workflowId, before)).map((e) => [e.id, e.status]));
+		if (snapshot !== last) {
+			last = snapshot;
+			stableSince = Date.now();
+		} else if (Date.now() - stableSince >= QUIET_MS) break;
+		if (Date.now() > settleDeadline) throw new Error(`executions still changing ${SETTLE_TIMEOUT_MS / 1000} s after the retries`);
+		await sleep(1000);
+	}
+
+	r.log(`executions settled in ${lap()}`);
+	// Each execution carries its event's message id in its data (trigger output or the stack still to run).
+	const runsOf = new Map<string, string[]>();
+	let unattributed = 0;
+	const pattern = new RegExp(`wamid\\.queue\\.(fault-${r.tag}-\\d+)`, 'g');
+	for (const e of await executionsSince(r.reader, r.workflowId, before, true)) {
+		const ids = new Set([...JSON.stringify(e.data ?? {}).matchAll(pattern)].map((m) => m[1]));
+		if (ids.size === 0) unattributed++;
+		for (const id of ids) runsOf.set(id, [...(runsOf.get(id) ?? []), e.status]);
+	}
+	let lost = 0;
+	let unfinished = 0;
+	let extraRuns = 0;
+	const lostIds: string[] = [];
+	for (let n = 0; n < EVENTS; n++) {
+		const runs = runsOf.get(idOf(n)) ?? [];
+		extraRuns += Math.max(0, runs.length - 1);
+		if (!acked[n]) continue;
+		if (runs.length === 0) {
+			lost++;
+			lostIds.push(idOf(n));
+		} else if (!runs.includes('success')) unfinished++;
+	}
+	return { acknowledged: ackedCount, lost, unfinished, extraRuns, resent: resend.length, resentUnanswered, unattributed, exitSeconds, hung, lostIds };
+}
