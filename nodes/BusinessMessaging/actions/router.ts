@@ -10,7 +10,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as contact from './contact';
 import * as message from './message';
-import type { Operation } from './operation';
+import type { Operation, SendAndWaitOperation } from './operation';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
@@ -104,11 +104,16 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 	return new NodeOperationError(ctx.getNode(), error, { itemIndex });
 }
 
-/** The node's webhook: the answer link of the operation that waits for one (Send and Wait for Response). */
+/**
+ * The node's webhook: the answer link of the one operation that waits for an answer (Send and Wait for
+ * Response). Not looked up by the node's own Operation: as before, any answer link that reaches this
+ * node type is answered by it (n8n's human-review tool resumes through it too), and the link itself says
+ * which question it answers (helpers/waitingQuestion.ts).
+ */
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const chosen = operationOf(this.getNodeParameter('resource', 'message') as string, this.getNodeParameter('operation', '') as string);
-	if (chosen?.kind !== 'sendAndWait') {
-		throw new NodeOperationError(this.getNode(), 'This node’s operation does not wait for an answer');
-	}
-	return await chosen.webhook.call(this);
+	return await waitingOperation.webhook.call(this);
 }
+
+const waitingOperation = Object.values(operationsByResource)
+	.flatMap((byName) => Object.values(byName))
+	.find((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait')!;
