@@ -4,7 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 import type { IHttpRequestOptions } from 'n8n-workflow';
-import { signPayload, signRequest } from '../credentials/BusinessMessagingApi.credentials';
+import { signPayload, signRequest } from '../credentials/signing';
 import { fmt, median, ratio, table, verdict } from './lib/stats';
 
 const credentials = {

@@ -12,9 +12,9 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as contact from './actions/contact';
 import * as message from './actions/message';
-import { answerWebhook, WAITING_WEBHOOKS } from './actions/message/sendAndWait.operation';
+import { WAITING_WEBHOOKS } from './actions/message/sendAndWait.operation';
 import * as order from './actions/order';
-import { router } from './actions/router';
+import { routeWebhook, router } from './actions/router';
 import * as template from './actions/template';
 import * as webhook from './actions/webhook';
 import { searchTemplates } from './methods/listSearch';
@@ -82,7 +82,7 @@ export class BusinessMessaging implements INodeType {
 	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		return await answerWebhook.call(this);
+		return await routeWebhook.call(this);
 	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -10,12 +10,8 @@ import { join } from 'node:path';
 
 import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import {
-	BusinessMessagingApi,
-	encodeQuery,
-	signPayload,
-	signRequest,
-} from '../../credentials/BusinessMessagingApi.credentials';
+import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
+import { encodeQuery, signPayload, signRequest } from '../../credentials/signing';
 
 interface Vector {
 	name: string;

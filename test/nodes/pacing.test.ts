@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { waitForSlot } from '../../nodes/BusinessMessaging/helpers/pacing';
+import { newGate, waitForSlot } from '../../nodes/BusinessMessaging/helpers/pacing';
 import { SandboxProcess } from '../../tools/n8n/sandbox';
 import { runAction } from '../helpers/actionNode';
 
 test('requests of one run start one interval apart, however many wait at once', async () => {
-	const run = {};
+	const run = newGate();
 	const started: number[] = [];
 	await Promise.all(Array.from({ length: 6 }, async () => {
 		await waitForSlot(run, 20);
@@ -20,7 +20,7 @@ test('requests of one run start one interval apart, however many wait at once', 
 
 test('separate runs do not share a schedule, and 0 means no limit', async () => {
 	const t0 = Date.now();
-	await Promise.all([waitForSlot({}, 1), waitForSlot({}, 1), waitForSlot({}, 0), waitForSlot({}, 0)]);
+	await Promise.all([waitForSlot(newGate(), 1), waitForSlot(newGate(), 1), waitForSlot(newGate(), 0), waitForSlot(newGate(), 0)]);
 	expect(Date.now() - t0).toBeLessThan(900);
 });
 

@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
-import { itemParameter } from '../helpers/itemParameter';
-import { normalizePhone, ORDER_STATUSES } from '../helpers/validation';
+import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from '../helpers/parallel';
+import { ORDER_STATUSES } from '../helpers/validation';
 import { DEFAULT_TIMEOUT_SECONDS } from '../transport';
 
 export const senderField: INodeProperties = {
@@ -54,13 +54,6 @@ export const optionsField: INodeProperties = {
 		},
 	],
 };
-
-/**
- * Sends at once by default: a real service answers in tens of milliseconds, and n8n's HTTP Request
- * node sends all items at once. Per-recipient order and the shared 429 back-off keep it safe.
- */
-export const DEFAULT_PARALLEL_REQUESTS = 50;
-export const MAX_PARALLEL_REQUESTS = 200;
 
 /** Options of the message sends: the common ones plus parallel sending. */
 export const sendOptionsField: INodeProperties = {
@@ -119,20 +112,10 @@ export const recipientField: INodeProperties = {
 /** What an agent's model is told to put in Recipient Phone (the tool variant's default `$fromAI`). */
 export const RECIPIENT_HINT = 'The customer’s phone number in international format, for example +4915112345678';
 
-/** Items with the same recipient are sent one after another, in order, even when sending in parallel. */
-export function recipientOf(this: IExecuteFunctions, itemIndex: number): string {
-	return normalizePhone(itemParameter(this, 'phone', itemIndex));
-}
-
 export const orderStatusOptions = ORDER_STATUSES.map((status) => ({
 	name: status.charAt(0).toUpperCase() + status.slice(1),
 	value: status,
 }));
-
-/** The most items a list operation returns: undefined for Return All. */
-export function listLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
-	return this.getNodeParameter('returnAll', itemIndex) ? undefined : (this.getNodeParameter('limit', itemIndex) as number);
-}
 
 /** The template picker: a searchable list, or an ID. */
 export const templateField: INodeProperties = {

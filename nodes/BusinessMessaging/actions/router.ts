@@ -1,27 +1,37 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as contact from './contact';
 import * as message from './message';
+import type { Operation, SendAndWaitOperation } from './operation';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
-import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS } from './common.descriptions';
 import { checkAllowedRecipient, operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
-import { type MessageOf, startSendGuard } from '../helpers/sendOnce';
+import { DEFAULT_PARALLEL_REQUESTS, groupBy, MAX_PARALLEL_REQUESTS, runInParallel } from '../helpers/parallel';
+import { RunState } from '../helpers/runState';
+import { startSendGuard } from '../helpers/sendOnce';
 
-type Operation = (this: IExecuteFunctions, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
+/** Every operation of the node, by resource and then by the value of its Operation field. */
+export const operationsByResource: Record<string, Record<string, Operation>> = {
+	contact: contact.operations,
+	message: message.operations,
+	order: order.operations,
+	template: template.operations,
+	webhook: webhook.operations,
+};
 
-const resources: Record<string, Record<string, unknown>> = { contact, message, order, template, webhook };
-
-interface OperationModule {
-	execute?: Operation;
-	/** Operations that handle all items at once (Send and Wait: the whole execution waits). */
-	executeAll?: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
-	/** Present on operations that may run items in parallel: items with the same key keep their order. */
-	recipientOf?: (this: IExecuteFunctions, itemIndex: number) => string;
-	/** Present on message sends: what an item sends, so a retry or a repeat is not sent again. */
-	messageOf?: MessageOf;
+function operationOf(resource: string, operation: string): Operation | undefined {
+	return Object.hasOwn(operationsByResource, resource) && Object.hasOwn(operationsByResource[resource], operation)
+		? operationsByResource[resource][operation]
+		: undefined;
 }
 
 /**
@@ -32,29 +42,32 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const module = resources[resource]?.[operation] as OperationModule | undefined;
+	const chosen = operationOf(resource, operation);
 	const asAgentTool = runsAsAgentTool(this);
 	const refusal = asAgentTool ? operationRefusal(resource, operation) : undefined;
 	if (refusal) return [items.map((_, item) => ({ json: refusal, pairedItem: { item } }))];
-	if (module?.executeAll) return await module.executeAll.call(this);
-	const run = module?.execute;
-	if (!run) {
+	if (!chosen) {
 		const named = operation ? `"${operation}"` : '(none set)';
 		throw new NodeOperationError(this.getNode(), `The operation ${named} of "${resource}" is not supported`);
 	}
+	// One state per execution of the node: credentials, back-off, pacing, templates and item values.
+	const run = new RunState(this);
+	if (chosen.kind === 'sendAndWait') return await chosen.executeAll(run);
+	const sends = chosen.kind === 'send' ? chosen : undefined;
+	const execute = chosen.execute;
 	const outputs: INodeExecutionData[][] = new Array(items.length);
 	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
 	// AgentExecutor) gives the model an empty result for a tool that throws, so the model could not
 	// read what to correct. The item carries the same message a user sees in the editor.
 	const keepGoing = this.continueOnFail() || asAgentTool;
-	const guard = module.messageOf ? await startSendGuard(this, items.length, module.messageOf) : undefined;
+	const guard = sends ? await startSendGuard(run, items.length, sends.messageOf) : undefined;
 	const runItem = async (itemIndex: number) => {
 		try {
 			// An agent's sends stay within the author's Allowed Recipients.
-			if (asAgentTool && module.recipientOf) checkAllowedRecipient(this, itemIndex);
+			if (asAgentTool && sends) checkAllowedRecipient(run, itemIndex);
 			const output = guard
-				? await guard.send(itemIndex, async () => (await run.call(this, itemIndex)) as IDataObject)
-				: await run.call(this, itemIndex);
+				? await guard.send(itemIndex, async () => (await execute(run, itemIndex)) as IDataObject)
+				: await execute(run, itemIndex);
 			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
 				itemData: { item: itemIndex },
 			});
@@ -66,7 +79,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 		}
 	};
-	const parallel = module.recipientOf
+	const parallel = sends
 		? Math.min(
 				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number), 1),
 				MAX_PARALLEL_REQUESTS,
@@ -76,7 +89,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (parallel === 1) {
 			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
 		} else {
-			const error = await runInParallel(groupBy(items.length, (i) => module.recipientOf!.call(this, i)), parallel, runItem);
+			const error = await runInParallel(groupBy(items.length, (i) => sends!.recipientOf(run, i)), parallel, runItem);
 			if (error) throw asNodeError(this, error);
 		}
 	} finally {
@@ -91,41 +104,16 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 	return new NodeOperationError(ctx.getNode(), error, { itemIndex });
 }
 
-/** Item indexes grouped by key, groups and items in first-seen order. */
-function groupBy(count: number, keyOf: (itemIndex: number) => string): number[][] {
-	const groups = new Map<string, number[]>();
-	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
-		let key: string;
-		try {
-			key = keyOf(itemIndex);
-		} catch {
-			key = `#item-${itemIndex}`; // Its own run will report the error.
-		}
-		const group = groups.get(key) ?? [];
-		group.push(itemIndex);
-		groups.set(key, group);
-	}
-	return [...groups.values()];
+/**
+ * The node's webhook: the answer link of the one operation that waits for an answer (Send and Wait for
+ * Response). Not looked up by the node's own Operation: as before, any answer link that reaches this
+ * node type is answered by it (n8n's human-review tool resumes through it too), and the link itself says
+ * which question it answers (helpers/waitingQuestion.ts).
+ */
+export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	return await waitingOperation.webhook.call(this);
 }
 
-/** Runs groups on `parallel` workers; a group's items run one after another. Stops at the first error and returns it. */
-async function runInParallel(
-	groups: number[][],
-	parallel: number,
-	runItem: (itemIndex: number) => Promise<void>,
-): Promise<Error | undefined> {
-	let next = 0;
-	let firstError: Error | undefined;
-	const worker = async () => {
-		while (!firstError && next < groups.length) {
-			for (const itemIndex of groups[next++]) {
-				if (firstError) return;
-				await runItem(itemIndex).catch((error: Error) => {
-					firstError ??= error;
-				});
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(parallel, groups.length) }, worker));
-	return firstError;
-}
+const waitingOperation = Object.values(operationsByResource)
+	.flatMap((byName) => Object.values(byName))
+	.find((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait')!;

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import { itemParameter } from './itemParameter';
+import type { RunState } from './runState';
 import { checkPhone } from './validation';
 
 /**
@@ -65,8 +66,9 @@ export const allowedRecipientsField: INodeProperties = {
 };
 
 /** Refuses a send to a number outside Allowed Recipients, after the phone itself is checked. */
-export function checkAllowedRecipient(ctx: IExecuteFunctions, itemIndex: number): void {
-	const phone = checkPhone(ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(ctx, 'phone', itemIndex));
+export function checkAllowedRecipient(run: RunState, itemIndex: number): void {
+	const ctx = run.ctx;
+	const phone = checkPhone(ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
 	const allowed = ctx.getNodeParameter('allowedRecipients', itemIndex, '') as unknown;
 	const entries = (Array.isArray(allowed) ? allowed.map(String) : String(allowed ?? '').split(/[,;\n]/))
 		.map((entry) => entry.trim())

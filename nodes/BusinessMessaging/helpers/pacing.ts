@@ -7,24 +7,22 @@ import { sleep } from 'n8n-workflow';
  * turns are dropped, never caught up in a burst, so no second holds more than the rate (plus the one
  * request that was already on its way when the stall began).
  */
-interface Gate {
+export interface Gate {
 	/** When the last request passed the gate (ms). */
 	lastPass: number;
 	/** The tail of the queue of waiting requests. */
 	queue: Promise<void>;
 }
 
-const gateOfRun = new WeakMap<object, Gate>();
+/** A gate nobody has passed yet: one per node run (helpers/runState.ts). */
+export function newGate(): Gate {
+	return { lastPass: -Infinity, queue: Promise.resolve() };
+}
 
-/** Waits for the run's next turn; `perSecond` 0 or less means no limit. */
-export async function waitForSlot(run: object, perSecond: number): Promise<void> {
+/** Waits for the next turn at the run's gate; `perSecond` 0 or less means no limit. */
+export async function waitForSlot(gate: Gate, perSecond: number): Promise<void> {
 	if (!(perSecond > 0)) return;
 	const interval = 1000 / perSecond;
-	let gate = gateOfRun.get(run);
-	if (!gate) {
-		gate = { lastPass: -Infinity, queue: Promise.resolve() };
-		gateOfRun.set(run, gate);
-	}
 	const current = gate;
 	const turn = current.queue.then(async () => {
 		// Asked again after every sleep: a timer that fired late (a blocked event loop) must not count as on time.

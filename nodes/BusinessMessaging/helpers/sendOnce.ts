@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { getCredential } from '../transport';
+import type { RunState } from './runState';
 import { planChain, PROCESSED } from './retryChain';
 import { announceTestMode, markTestMode, testModeOf } from './testMode';
 
@@ -14,7 +15,7 @@ export interface OutgoingMessage {
 	template?: IDataObject;
 }
 
-export type MessageOf = (this: IExecuteFunctions, itemIndex: number) => Promise<OutgoingMessage>;
+export type MessageOf = (run: RunState, itemIndex: number) => Promise<OutgoingMessage>;
 
 /** One place for the hash every key here is made from. */
 export function hashOf(text: string): string {
@@ -65,11 +66,12 @@ export interface SendGuard {
  * - Option Skip Repeats Within: keys in n8n's processed-data store, read and recorded once per run.
  */
 export async function startSendGuard(
-	ctx: IExecuteFunctions,
+	run: RunState,
 	itemCount: number,
 	messageOf: MessageOf,
 ): Promise<SendGuard> {
-	const testMode = testModeOf(ctx, await getCredential.call(ctx));
+	const ctx = run.ctx;
+	const testMode = testModeOf(ctx, await getCredential(run));
 	announceTestMode(ctx, testMode);
 	const runIndex = Number(ctx.getWorkflowDataProxy(0).$runIndex ?? 0);
 	const context = ctx.getContext('node');
@@ -78,7 +80,7 @@ export async function startSendGuard(
 	const message = (itemIndex: number) => {
 		let found = messages.get(itemIndex);
 		if (!found) {
-			found = messageOf.call(ctx, itemIndex);
+			found = messageOf(run, itemIndex);
 			messages.set(itemIndex, found);
 		}
 		return found;

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest } from '../transport';
+import type { RunState } from './runState';
 import { checkPositiveInteger } from './validation';
 
 /** `{{n}}`, with spaces allowed inside the braces; a brace right before or after is left as text. */
@@ -148,60 +149,52 @@ export function renderTemplate(template: IDataObject, values: Record<string, unk
 	return rendered;
 }
 
-/** Templates read in this node run, by ID: items using the same template share one request. */
-const templatesOfRun = new WeakMap<object, Map<number, Promise<IDataObject>>>();
-
-async function readTemplate(ctx: IExecuteFunctions | ILoadOptionsFunctions, id: number, itemIndex?: number) {
-	const response = await apiRequest.call(ctx, 'GET', `/templates/${id}`, { itemIndex });
+async function readTemplate(run: RunState<IExecuteFunctions | ILoadOptionsFunctions>, id: number, itemIndex?: number) {
+	const response = await apiRequest(run, 'GET', `/templates/${id}`, { itemIndex });
 	return (response.data as IDataObject) ?? response;
 }
 
 /** The template chosen in the Template field of an item. */
-export async function getTemplate(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function getTemplate(run: RunState, itemIndex: number): Promise<IDataObject> {
 	const id = checkPositiveInteger(
-		this,
+		run.ctx,
 		{ label: 'Template', itemIndex },
-		this.getNodeParameter('templateId', itemIndex, '', { extractValue: true }),
+		run.ctx.getNodeParameter('templateId', itemIndex, '', { extractValue: true }),
 	);
-	let templates = templatesOfRun.get(this);
-	if (!templates) {
-		templates = new Map();
-		templatesOfRun.set(this, templates);
-	}
-	let template = templates.get(id);
+	let template = run.templates.get(id);
 	if (!template) {
-		template = readTemplate(this, id, itemIndex);
-		templates.set(id, template);
-		template.catch(() => templates.delete(id));
+		template = readTemplate(run, id, itemIndex);
+		run.templates.set(id, template);
+		template.catch(() => run.templates.delete(id));
 	}
 	return await template;
 }
 
 /** The chosen template filled with the item's Placeholder Values; refusals name the field. */
 export async function renderItemTemplate(
-	this: IExecuteFunctions,
+	run: RunState,
 	itemIndex: number,
 ): Promise<{ template: IDataObject; rendered: RenderedTemplate }> {
-	const template = await getTemplate.call(this, itemIndex);
-	const mapping = this.getNodeParameter('placeholderValues', itemIndex, {}) as { value?: IDataObject | null };
+	const template = await getTemplate(run, itemIndex);
+	const mapping = run.ctx.getNodeParameter('placeholderValues', itemIndex, {}) as { value?: IDataObject | null };
 	const values = Object.fromEntries(
 		Object.entries(mapping.value ?? {}).filter(([, value]) => value !== null && value !== undefined),
 	);
 	try {
 		return { template, rendered: renderTemplate(template, values) };
 	} catch (error) {
-		throw new NodeOperationError(this.getNode(), (error as Error).message, { itemIndex });
+		throw new NodeOperationError(run.ctx.getNode(), (error as Error).message, { itemIndex });
 	}
 }
 
 /** Fields of Placeholder Values for the template chosen in the panel. */
-export async function placeholderFieldsOf(this: ILoadOptionsFunctions): Promise<{
+export async function placeholderFieldsOf(run: RunState<ILoadOptionsFunctions>): Promise<{
 	fields: Placeholder[];
 	notice?: string;
 }> {
-	const id = Number(this.getNodeParameter('templateId', undefined, { extractValue: true }));
+	const id = Number(run.ctx.getNodeParameter('templateId', undefined, { extractValue: true }));
 	if (!Number.isInteger(id) || id < 1) return { fields: [], notice: 'Choose a template first' };
-	const template = await readTemplate(this, id);
+	const template = await readTemplate(run, id);
 	if (template.status !== 'APPROVED') {
 		return { fields: [], notice: `Template "${String(template.name)}" is ${String(template.status)}: only APPROVED templates can be sent` };
 	}

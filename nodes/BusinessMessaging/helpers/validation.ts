@@ -1,8 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getCredential } from '../transport';
-
 /** Values the spec names. Checked before any request, so a typo fails with the field's name. */
 export const ORDER_STATUSES = ['pending', 'accepted', 'shipped', 'delivered', 'completed'] as const;
 export const PAYMENT_STATUSES = ['paid', 'unpaid'] as const;
@@ -71,23 +69,4 @@ export function checkPhone(ctx: IExecuteFunctions, field: Field, value: unknown)
 		fail(ctx, field, `"${text}" is not a phone number`, 'Use the international format, for example +4915112345678.');
 	}
 	return phone;
-}
-
-/** The sender: the node's field, else the credential's default. */
-export async function getSender(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	required: boolean,
-): Promise<string | undefined> {
-	const fromNode = String(this.getNodeParameter('phoneNumberId', itemIndex, '') ?? '').trim();
-	if (fromNode) return fromNode;
-	const credentials = await getCredential.call(this);
-	const fromCredential = String(credentials.phoneNumberId ?? '').trim();
-	if (fromCredential) return fromCredential;
-	if (!required) return undefined;
-	throw new NodeOperationError(this.getNode(), 'Sender (Phone Number ID): no sender is set', {
-		itemIndex,
-		description:
-			'Fill in "Sender (Phone Number ID)" on this node, or set "Default Sender (Phone Number ID)" in the credential.',
-	});
 }

@@ -1,5 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult, IDataObject } from 'n8n-workflow';
 
+import { RunState } from '../helpers/runState';
 import { placeholdersOf } from '../helpers/templates';
 import { getPage, PAGE_SIZE } from '../transport';
 
@@ -24,7 +25,7 @@ export async function searchTemplates(
 ): Promise<INodeListSearchResult> {
 	const page = Number(paginationToken ?? 1);
 	const qs: IDataObject = filter ? { searchTerm: filter } : {};
-	const { items, lastPage } = await getPage.call(this, '/templates', qs, page, PAGE_SIZE);
+	const { items, lastPage } = await getPage(new RunState(this), '/templates', qs, page, PAGE_SIZE);
 	return {
 		results: items.map((template) => ({ name: listName(template), value: String(template.id) })),
 		paginationToken:

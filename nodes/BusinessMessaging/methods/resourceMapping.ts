@@ -1,5 +1,6 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
+import { RunState } from '../helpers/runState';
 import { placeholderFieldsOf } from '../helpers/templates';
 
 /** The longest sample shown in a field's label. */
@@ -11,7 +12,7 @@ const SAMPLE_CHARS = 30;
  * the label ("Body {{2}} (e.g. #1042)"); the id, which n8n's own messages name, is the label without it.
  */
 export async function getTemplatePlaceholders(this: ILoadOptionsFunctions): Promise<ResourceMapperFields> {
-	const { fields, notice } = await placeholderFieldsOf.call(this);
+	const { fields, notice } = await placeholderFieldsOf(new RunState(this));
 	return {
 		fields: fields.map(({ label, sample }) => ({
 			id: label,

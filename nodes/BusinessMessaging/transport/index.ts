@@ -9,8 +9,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
-import { signRequest } from '../../../credentials/BusinessMessagingApi.credentials';
+import { signRequest } from '../../../credentials/signing';
 import { waitForSlot } from '../helpers/pacing';
+import type { RunState } from '../helpers/runState';
 import { testModeOf } from '../helpers/testMode';
 
 export const CREDENTIAL_TYPE = 'businessMessagingApi';
@@ -39,30 +40,24 @@ type Context = IExecuteFunctions | ILoadOptionsFunctions;
  * When the service answers 429, every request of the same node run waits until the back-off is over,
  * not just the one that was refused: parallel sends slow down together instead of hammering on.
  */
-const backOffUntil = new WeakMap<object, number>();
-
-async function waitForBackOff(ctx: Context): Promise<void> {
-	const until = backOffUntil.get(ctx) ?? 0;
-	const wait = until - Date.now();
+async function waitForBackOff(run: RunState<Context>): Promise<void> {
+	const wait = run.backOffUntil - Date.now();
 	if (wait > 0) await sleep(wait);
 }
 
 /**
- * The credential, read once per node run. n8n loads a credential from its database and decrypts it on
- * every `getCredentials` call, and `httpRequestWithAuthentication` makes another such call unless it is
- * handed the credential: three per item before, which cost more than the request itself against a
- * nearby service. A failed read is not kept, so the next item tries again as before.
+ * The credential, read once per node run and handed to `httpRequestWithAuthentication`, which would
+ * read it again otherwise. A failed read is not kept, so the next item tries again as before.
  */
-const credentialsOfRun = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
-
-export async function getCredential(this: Context): Promise<ICredentialDataDecryptedObject> {
-	let credentials = credentialsOfRun.get(this);
-	if (credentials === undefined) {
-		credentials = this.getCredentials(CREDENTIAL_TYPE);
-		credentialsOfRun.set(this, credentials);
-		credentials.catch(() => credentialsOfRun.delete(this));
+export async function getCredential(run: RunState<Context>): Promise<ICredentialDataDecryptedObject> {
+	if (run.credentials === undefined) {
+		const credentials = run.ctx.getCredentials(CREDENTIAL_TYPE);
+		run.credentials = credentials;
+		credentials.catch(() => {
+			if (run.credentials === credentials) run.credentials = undefined;
+		});
 	}
-	return await credentials;
+	return await run.credentials;
 }
 
 export interface RequestOptions {
@@ -188,17 +183,18 @@ function toNodeApiError(
 
 /** The one function every request of the action node goes through. */
 export async function apiRequest(
-	this: Context,
+	run: RunState<Context>,
 	method: IHttpRequestMethods,
 	path: string,
 	{ qs, body, headers, itemIndex, retry = method === 'GET' ? 'idempotent' : 'send', message }: RequestOptions = {},
 ): Promise<IDataObject> {
-	const credentials = await getCredential.call(this);
-	const reference = this.getNode().credentials?.[CREDENTIAL_TYPE];
+	const ctx = run.ctx;
+	const credentials = await getCredential(run);
+	const reference = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
 	const timeoutSeconds =
 		itemIndex === undefined
 			? DEFAULT_TIMEOUT_SECONDS
-			: ((this as IExecuteFunctions).getNodeParameter('options.timeout', itemIndex, DEFAULT_TIMEOUT_SECONDS) as number);
+			: ((ctx as IExecuteFunctions).getNodeParameter('options.timeout', itemIndex, DEFAULT_TIMEOUT_SECONDS) as number);
 	const timeoutMs = Math.round(timeoutSeconds * 1000);
 	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 	const options: IHttpRequestOptions = {
@@ -210,7 +206,7 @@ export async function apiRequest(
 		json: !Buffer.isBuffer(body),
 		timeout: timeoutMs,
 	};
-	if (message && testModeOf(this as IExecuteFunctions, credentials).mode === 'dryRun') {
+	if (message && testModeOf(ctx as IExecuteFunctions, credentials).mode === 'dryRun') {
 		// Signed as it would be sent, so a dry run also proves the credential can sign it.
 		const signed = await signRequest(credentials, { ...options });
 		const bytes = Buffer.isBuffer(signed.body) ? signed.body.length : 0;
@@ -218,14 +214,14 @@ export async function apiRequest(
 	}
 	const perSecond =
 		message && itemIndex !== undefined
-			? Number((this as IExecuteFunctions).getNodeParameter('options.maxMessagesPerSecond', 0, 0))
+			? Number((ctx as IExecuteFunctions).getNodeParameter('options.maxMessagesPerSecond', 0, 0))
 			: 0;
 	for (let attempt = 1; ; attempt++) {
-		await waitForBackOff(this);
-		await waitForSlot(this, perSecond);
+		await waitForBackOff(run);
+		await waitForSlot(run.pacing, perSecond);
 		try {
-			const response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
+			const response = (await ctx.helpers.httpRequestWithAuthentication.call(
+				ctx,
 				CREDENTIAL_TYPE,
 				{ ...options },
 				{
@@ -240,7 +236,7 @@ export async function apiRequest(
 			// An empty answer is a success with nothing to say; other text is not what the spec promises.
 			if (response === undefined || response === null || response === '') return {};
 			if (typeof response !== 'object') {
-				throw new NodeApiError(this.getNode(), { body: String(response ?? '') } as JsonObject, {
+				throw new NodeApiError(ctx.getNode(), { body: String(response ?? '') } as JsonObject, {
 					message: 'The service answered with something that is not JSON',
 					description: String(response ?? '').slice(0, 300),
 					itemIndex,
@@ -250,13 +246,13 @@ export async function apiRequest(
 		} catch (error) {
 			// Our own errors (built from a plain object) carry no cause and are final.
 			if (error instanceof NodeApiError && !error.cause) {
-				throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
+				throw new NodeApiError(ctx.getNode(), error as unknown as JsonObject);
 			}
 			const failure = describeFailure(error);
 			const delay = retryDelay(failure, retry, attempt);
-			if (delay === undefined) throw toNodeApiError(this, failure, timeoutMs, itemIndex);
+			if (delay === undefined) throw toNodeApiError(ctx, failure, timeoutMs, itemIndex);
 			if (failure.status === 429) {
-				backOffUntil.set(this, Math.max(backOffUntil.get(this) ?? 0, Date.now() + delay));
+				run.backOffUntil = Math.max(run.backOffUntil, Date.now() + delay);
 			}
 			await sleep(delay);
 		}
@@ -270,18 +266,24 @@ export interface Page {
 
 /** Reads one page of a list endpoint: `{ data: [...], meta: { last_page } }` (the template list's shape). */
 export async function getPage(
-	this: Context,
+	run: RunState<Context>,
 	path: string,
 	qs: IDataObject,
 	page: number,
 	limit: number,
 	itemIndex?: number,
 ): Promise<Page> {
-	const response = await apiRequest.call(this, 'GET', path, { qs: { ...qs, page, limit }, itemIndex });
+	const response = await apiRequest(run, 'GET', path, { qs: { ...qs, page, limit }, itemIndex });
 	const items = Array.isArray(response.data) ? (response.data as IDataObject[]) : [];
 	const meta = response.meta as IDataObject | undefined;
 	const lastPage = typeof meta?.last_page === 'number' ? meta.last_page : undefined;
 	return { items, lastPage };
+}
+
+/** The most items a list operation returns (fields Return All and Limit): undefined for Return All. */
+export function listLimit(run: RunState, itemIndex: number): number | undefined {
+	const { ctx } = run;
+	return ctx.getNodeParameter('returnAll', itemIndex) ? undefined : (ctx.getNodeParameter('limit', itemIndex) as number);
 }
 
 /**
@@ -289,7 +291,7 @@ export async function getPage(
  * without it, stops at the first short page (docs/assumptions.md).
  */
 export async function getList(
-	this: Context,
+	run: RunState<Context>,
 	path: string,
 	qs: IDataObject,
 	max: number | undefined,
@@ -299,7 +301,7 @@ export async function getList(
 	// The page size stays the same on every page: page numbers count in units of it.
 	const limit = max === undefined ? PAGE_SIZE : Math.min(PAGE_SIZE, max);
 	for (let page = 1; ; page++) {
-		const { items, lastPage } = await getPage.call(this, path, qs, page, limit, itemIndex);
+		const { items, lastPage } = await getPage(run, path, qs, page, limit, itemIndex);
 		results.push(...items);
 		const done =
 			(max !== undefined && results.length >= max) ||

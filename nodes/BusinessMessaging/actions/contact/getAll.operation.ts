@@ -1,14 +1,18 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getList } from '../../transport';
-import { listFields, listLimit, optionsField } from '../common.descriptions';
+import { getList, listLimit } from '../../transport';
+import { listFields, optionsField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['contact'], operation: ['getAll'] } },
 	[...listFields('contacts'), optionsField] as INodeProperties[],
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	return await getList.call(this, '/contacts', {}, listLimit.call(this, itemIndex), itemIndex);
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]> {
+	return await getList(run, '/contacts', {}, listLimit(run, itemIndex), itemIndex);
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

@@ -1,8 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
+
 import * as getAll from './getAll.operation';
 
-export { getAll };
+/** The operations of this resource, by the value of its Operation field. */
+export const operations: Record<string, Operation> = { getAll: getAll.operation };
 
 export const description: INodeProperties[] = [
 	{
@@ -16,5 +19,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
-	...getAll.description,
+	...getAll.operation.description,
 ];

@@ -1,12 +1,15 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
+
 import { operationsOffered } from '../../helpers/agentLimits';
 
 import * as sendAndWait from './sendAndWait.operation';
 import * as sendMedia from './sendMedia.operation';
 import * as sendText from './sendText.operation';
 
-export { sendAndWait, sendMedia, sendText };
+/** The operations of this resource, by the value of its Operation field. */
+export const operations: Record<string, Operation> = { sendAndWait: sendAndWait.operation, sendMedia: sendMedia.operation, sendText: sendText.operation };
 
 export const description: INodeProperties[] = [
 	...operationsOffered('message', {
@@ -46,7 +49,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] } },
 	},
-	...sendText.description,
-	...sendMedia.description,
-	...sendAndWait.description,
+	...sendText.operation.description,
+	...sendMedia.operation.description,
+	...sendAndWait.operation.description,
 ];

@@ -10,11 +10,14 @@ import type {
 import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateDisplayOptions } from 'n8n-workflow';
 
 import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, invalidLinkPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
-import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkNotEmpty, checkPhone } from '../../helpers/validation';
 import { askQuestion, checkLink } from '../../helpers/waitingQuestion';
 import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
 import { apiRequest, getCredential } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 /**
  * n8n's waiting webhooks (n8n/dist/webhooks/waiting-webhooks.js) treat a node whose `operation` is
@@ -167,7 +170,7 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['message'], operation: [SEND_AND_WAIT_OPERATION] } },
 	properties,
 );
@@ -201,11 +204,11 @@ export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
  * a waiting execution once (docs/action-node.md, "Send and Wait for Response"), so several items are
  * refused before anything is sent rather than answered for the first item only.
  */
-export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
+async function executeAll(run: RunState): Promise<INodeExecutionData[][]> {
+	const items = run.ctx.getInputData();
 	if (items.length > 1) {
 		throw new NodeOperationError(
-			this.getNode(),
+			run.ctx.getNode(),
 			`Send and Wait for Response waits for one answer per execution, and ${items.length} items arrived`,
 			{
 				description:
@@ -214,14 +217,14 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 		);
 	}
 	const field = (label: string) => ({ label, itemIndex: 0 });
-	const phone = checkPhone(this, field('Recipient Phone'), this.getNodeParameter('phone', 0));
-	const message = checkNotEmpty(this, field('Message'), this.getNodeParameter('message', 0));
-	const linkText = String(this.getNodeParameter('linkText', 0, '') ?? '').trim();
-	const sender = await getSender.call(this, 0, true);
-	const until = waitUntil(this);
-	const link = askQuestion(this, phone, questionOf(this, message));
-	const testMode = testModeOf(this, await getCredential.call(this));
-	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
+	const phone = checkPhone(run.ctx, field('Recipient Phone'), run.ctx.getNodeParameter('phone', 0));
+	const message = checkNotEmpty(run.ctx, field('Message'), run.ctx.getNodeParameter('message', 0));
+	const linkText = String(run.ctx.getNodeParameter('linkText', 0, '') ?? '').trim();
+	const sender = await getSender(run, 0, true);
+	const until = waitUntil(run.ctx);
+	const link = askQuestion(run.ctx, phone, questionOf(run.ctx, message));
+	const testMode = testModeOf(run.ctx, await getCredential(run));
+	const response = await apiRequest(run, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
 		body: { phone: deliveryPhone(testMode, phone), body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
 		itemIndex: 0,
@@ -230,7 +233,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 	});
 	// A dry run sends nothing, so nobody could answer: the run goes on at once, marked.
 	if (testMode.mode === 'dryRun') return [[{ json: markTestMode(testMode, { ...response, answer: null }, phone), pairedItem: { item: 0 } }]];
-	await this.putExecutionToWait(until);
+	await run.ctx.putExecutionToWait(until);
 	return [items];
 }
 
@@ -255,7 +258,7 @@ function questionOf(ctx: IExecuteFunctions, message: string): Question {
  * (waiting-webhooks.js) without calling this node, so nothing is resumed twice. The link is checked
  * against the question the execution waits for, and `answeredBy` comes from there, never from the link.
  */
-export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = this.getRequestObject();
 	const res = this.getResponseObject();
 	const reply = (status: number, html: string) => {
@@ -297,3 +300,5 @@ export async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookRe
 	reply(200, thanksPage(question, question.kind === 'approval' ? answer : String(json.answer)));
 	return { noWebhookResponse: true, workflowData: [[{ json, pairedItem: { item: 0 } }]] };
 }
+
+export const operation: Operation = { kind: 'sendAndWait', description, executeAll, webhook: answerWebhook };

@@ -5,11 +5,15 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
 import { multipartFrame, type MultipartFrame } from '../../helpers/multipart';
-import { checkOneOf, checkPhone, getSender, MEDIA_TYPES } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkOneOf, checkPhone, MEDIA_TYPES } from '../../helpers/validation';
 import type { OutgoingMessage } from '../../helpers/sendOnce';
 import { deliveryPhone, testModeOf } from '../../helpers/testMode';
+import { recipientOf } from '../../helpers/recipient';
 import { apiRequest, getCredential } from '../../transport';
-import { RECIPIENT_HINT, recipientField, recipientOf, sendOptionsField, senderField } from '../common.descriptions';
+import { RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -42,7 +46,7 @@ const properties: INodeProperties[] = [
 	sendOptionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['message'], operation: ['sendMedia'] } },
 	properties,
 );
@@ -97,20 +101,21 @@ interface MediaItem {
 }
 
 /** The item's fields, checked, and its file's entry in n8n's binary data. */
-function mediaItem(this: IExecuteFunctions, itemIndex: number): MediaItem {
-	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
+function mediaItem(run: RunState, itemIndex: number): MediaItem {
+	const ctx = run.ctx;
+	const phone = checkPhone(ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
 	const type = checkOneOf(
-		this,
+		ctx,
 		{ label: 'Media Type', itemIndex },
-		this.getNodeParameter('mediaType', itemIndex),
+		ctx.getNodeParameter('mediaType', itemIndex),
 		MEDIA_TYPES,
 	);
-	const binaryPropertyName = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim();
-	const caption = String(this.getNodeParameter('caption', itemIndex, '') ?? '');
-	const binary = this.getInputData()[itemIndex].binary?.[binaryPropertyName];
+	const binaryPropertyName = String(ctx.getNodeParameter('binaryPropertyName', itemIndex)).trim();
+	const caption = String(ctx.getNodeParameter('caption', itemIndex, '') ?? '');
+	const binary = ctx.getInputData()[itemIndex].binary?.[binaryPropertyName];
 	if (!binary) {
 		throw new NodeOperationError(
-			this.getNode(),
+			ctx.getNode(),
 			`Input Binary Field: the input item has no binary field "${binaryPropertyName}"`,
 			{
 				itemIndex,
@@ -123,22 +128,22 @@ function mediaItem(this: IExecuteFunctions, itemIndex: number): MediaItem {
 }
 
 /** The message for recognising it again: the file by a hash of its bytes, read in chunks. */
-export async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
-	const { phone, type, caption, binaryPropertyName, binary } = mediaItem.call(this, itemIndex);
+async function messageOf(run: RunState, itemIndex: number): Promise<OutgoingMessage> {
+	const { phone, type, caption, binaryPropertyName, binary } = mediaItem(run, itemIndex);
 	const hash = createHash('sha256');
 	if (binary.id) {
-		const stream = await this.helpers.getBinaryStream(binary.id, READ_CHUNK_BYTES);
+		const stream = await run.ctx.helpers.getBinaryStream(binary.id, READ_CHUNK_BYTES);
 		for await (const chunk of stream as AsyncIterable<Buffer>) hash.update(chunk);
 	} else {
-		hash.update(await this.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName));
+		hash.update(await run.ctx.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName));
 	}
 	return { phone, content: `${type}\n${caption}\n${hash.digest('hex')}` };
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { phone, type, caption, binaryPropertyName, binary } = mediaItem.call(this, itemIndex);
-	const sender = await getSender.call(this, itemIndex, true);
-	const to = deliveryPhone(testModeOf(this, await getCredential.call(this)), phone);
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
+	const { phone, type, caption, binaryPropertyName, binary } = mediaItem(run, itemIndex);
+	const sender = await getSender(run, itemIndex, true);
+	const to = deliveryPhone(testModeOf(run.ctx, await getCredential(run)), phone);
 	const fields: Record<string, string> = { phone: to, type };
 	if (caption) fields.caption = caption;
 	const frame = multipartFrame(fields, {
@@ -146,8 +151,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		fileName: binary.fileName ?? `${binaryPropertyName}.${binary.fileExtension ?? 'bin'}`,
 		contentType: binary.mimeType || 'application/octet-stream',
 	});
-	const body = await multipartBody.call(this, itemIndex, binaryPropertyName, binary, frame);
-	const response = await apiRequest.call(this, 'POST', '/w/message/media', {
+	const body = await multipartBody.call(run.ctx, itemIndex, binaryPropertyName, binary, frame);
+	const response = await apiRequest(run, 'POST', '/w/message/media', {
 		qs: { phone_number_id: sender },
 		body,
 		headers: { 'Content-Type': frame.contentType },
@@ -158,5 +163,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return (response.data as IDataObject) ?? response;
 }
 
-
-export { recipientOf };
+export const operation: Operation = { kind: 'send', description, execute, recipientOf, messageOf };

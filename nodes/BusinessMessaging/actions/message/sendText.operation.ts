@@ -1,22 +1,25 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
-import { checkNotEmpty, checkPhone, getSender } from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkNotEmpty, checkPhone } from '../../helpers/validation';
 import type { OutgoingMessage } from '../../helpers/sendOnce';
 import { renderItemTemplate } from '../../helpers/templates';
 import { deliveryPhone, testModeOf } from '../../helpers/testMode';
+import { recipientOf } from '../../helpers/recipient';
 import { apiRequest, getCredential } from '../../transport';
 import {
 	placeholderValuesField,
 	RECIPIENT_HINT,
 	recipientField,
-	recipientOf,
 	sendOptionsField,
 	senderField,
 	templateField,
 } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -54,27 +57,27 @@ const properties: INodeProperties[] = [
 	sendOptionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['message'], operation: ['sendText'] } },
 	properties,
 );
 
-export async function messageOf(this: IExecuteFunctions, itemIndex: number): Promise<OutgoingMessage> {
-	const phone = checkPhone(this, { label: 'Recipient Phone', itemIndex }, itemParameter(this, 'phone', itemIndex));
-	if (this.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
-		const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
+async function messageOf(run: RunState, itemIndex: number): Promise<OutgoingMessage> {
+	const phone = checkPhone(run.ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
+	if (run.ctx.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
+		const { template, rendered } = await renderItemTemplate(run, itemIndex);
 		return { phone, content: rendered.body, template: { id: template.id, name: template.name } };
 	}
-	const text = checkNotEmpty(this, { label: 'Text', itemIndex }, itemParameter(this, 'text', itemIndex));
+	const text = checkNotEmpty(run.ctx, { label: 'Text', itemIndex }, itemParameter(run, 'text', itemIndex));
 	return { phone, content: text };
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { phone, content: text, template } = await messageOf.call(this, itemIndex);
-	const sender = await getSender.call(this, itemIndex, true);
-	const response = await apiRequest.call(this, 'POST', '/w/message/text', {
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
+	const { phone, content: text, template } = await messageOf(run, itemIndex);
+	const sender = await getSender(run, itemIndex, true);
+	const response = await apiRequest(run, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
-		body: { phone: deliveryPhone(testModeOf(this, await getCredential.call(this)), phone), body: text },
+		body: { phone: deliveryPhone(testModeOf(run.ctx, await getCredential(run)), phone), body: text },
 		itemIndex,
 		retry: 'send',
 		message: true,
@@ -84,5 +87,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return template ? { ...sent, template, body: text } : sent;
 }
 
-
-export { recipientOf };
+export const operation: Operation = { kind: 'send', description, execute, recipientOf, messageOf };

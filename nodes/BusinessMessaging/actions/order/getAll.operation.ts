@@ -1,9 +1,12 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { checkOneOf, getSender, ORDER_STATUSES } from '../../helpers/validation';
-import { getList } from '../../transport';
-import { listFields, listLimit, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import { getSender } from '../../helpers/sender';
+import { checkOneOf, ORDER_STATUSES } from '../../helpers/validation';
+import { getList, listLimit } from '../../transport';
+import { listFields, optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -27,18 +30,20 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['getAll'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]> {
+	const filters = run.ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	if (filters.status !== undefined) {
-		qs.status = checkOneOf(this, { label: 'Status', itemIndex }, filters.status, ORDER_STATUSES);
+		qs.status = checkOneOf(run.ctx, { label: 'Status', itemIndex }, filters.status, ORDER_STATUSES);
 	}
-	const sender = await getSender.call(this, itemIndex, false);
+	const sender = await getSender(run, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	return await getList.call(this, '/orders', qs, listLimit.call(this, itemIndex), itemIndex);
+	return await getList(run, '/orders', qs, listLimit(run, itemIndex), itemIndex);
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

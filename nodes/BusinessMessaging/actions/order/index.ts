@@ -1,9 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
+
 import * as getAll from './getAll.operation';
 import * as update from './update.operation';
 
-export { getAll, update };
+/** The operations of this resource, by the value of its Operation field. */
+export const operations: Record<string, Operation> = { getAll: getAll.operation, update: update.operation };
 
 export const description: INodeProperties[] = [
 	{
@@ -28,6 +31,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'update',
 	},
-	...update.description,
-	...getAll.description,
+	...update.operation.description,
+	...getAll.operation.description,
 ];

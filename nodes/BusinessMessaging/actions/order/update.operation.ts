@@ -1,17 +1,13 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { filledByModel } from '../../helpers/agentLimits';
-import {
-	checkDate,
-	checkOneOf,
-	checkPositiveInteger,
-	getSender,
-	ORDER_STATUSES,
-	PAYMENT_STATUSES,
-} from '../../helpers/validation';
+import { getSender } from '../../helpers/sender';
+import { checkDate, checkOneOf, checkPositiveInteger, ORDER_STATUSES, PAYMENT_STATUSES } from '../../helpers/validation';
 import { apiRequest } from '../../transport';
 import { optionsField, orderStatusOptions, senderField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -91,45 +87,45 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['order'], operation: ['update'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
 	const orderId = checkPositiveInteger(
-		this,
+		run.ctx,
 		{ label: 'Order ID', itemIndex },
-		this.getNodeParameter('orderId', itemIndex),
+		run.ctx.getNodeParameter('orderId', itemIndex),
 	);
-	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	const fields = run.ctx.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	const body: IDataObject = {};
 	if (fields.status !== undefined) {
-		body.status = checkOneOf(this, { label: 'Status', itemIndex }, fields.status, ORDER_STATUSES);
+		body.status = checkOneOf(run.ctx, { label: 'Status', itemIndex }, fields.status, ORDER_STATUSES);
 	}
 	if (fields.paymentStatus !== undefined) {
 		body.payment_status = checkOneOf(
-			this,
+			run.ctx,
 			{ label: 'Payment Status', itemIndex },
 			fields.paymentStatus,
 			PAYMENT_STATUSES,
 		);
 	}
 	if (fields.shippingDate !== undefined) {
-		body.shipping_date = checkDate(this, { label: 'Shipping Date', itemIndex }, fields.shippingDate);
+		body.shipping_date = checkDate(run.ctx, { label: 'Shipping Date', itemIndex }, fields.shippingDate);
 	}
 	if (fields.deliveryDate !== undefined) {
-		body.delivery_date = checkDate(this, { label: 'Delivery Date', itemIndex }, fields.deliveryDate);
+		body.delivery_date = checkDate(run.ctx, { label: 'Delivery Date', itemIndex }, fields.deliveryDate);
 	}
 	if (fields.adminNotes !== undefined) body.admin_notes = String(fields.adminNotes);
 	if (fields.branchId !== undefined) body.branch_id = String(fields.branchId);
 	if (Object.keys(body).length === 0) {
-		throw new NodeOperationError(this.getNode(), 'Update Fields: add at least one field to update', {
+		throw new NodeOperationError(run.ctx.getNode(), 'Update Fields: add at least one field to update', {
 			itemIndex,
 		});
 	}
-	const sender = await getSender.call(this, itemIndex, true);
-	const response = await apiRequest.call(this, 'PUT', `/orders/${orderId}`, {
+	const sender = await getSender(run, itemIndex, true);
+	const response = await apiRequest(run, 'PUT', `/orders/${orderId}`, {
 		qs: { phone_number_id: sender },
 		body,
 		itemIndex,
@@ -138,3 +134,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	return (response.data as IDataObject) ?? response;
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

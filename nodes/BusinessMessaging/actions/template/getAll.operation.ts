@@ -1,10 +1,12 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { withPlaceholderCounts } from '../../helpers/templates';
-import { getSender } from '../../helpers/validation';
-import { getList } from '../../transport';
-import { listFields, listLimit, optionsField, senderField } from '../common.descriptions';
+import { getSender } from '../../helpers/sender';
+import { getList, listLimit } from '../../transport';
+import { listFields, optionsField, senderField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -28,18 +30,20 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['template'], operation: ['getAll'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject[]> {
+	const filters = run.ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	const searchTerm = String(filters.searchTerm ?? '').trim();
 	if (searchTerm) qs.searchTerm = searchTerm;
-	const sender = await getSender.call(this, itemIndex, false);
+	const sender = await getSender(run, itemIndex, false);
 	if (sender) qs.phone_number_id = sender;
-	const templates = await getList.call(this, '/templates', qs, listLimit.call(this, itemIndex), itemIndex);
+	const templates = await getList(run, '/templates', qs, listLimit(run, itemIndex), itemIndex);
 	return templates.map(withPlaceholderCounts);
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

@@ -1,10 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
+
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as render from './render.operation';
 
-export { get, getAll, render };
+/** The operations of this resource, by the value of its Operation field. */
+export const operations: Record<string, Operation> = { get: get.operation, getAll: getAll.operation, render: render.operation };
 
 export const description: INodeProperties[] = [
 	{
@@ -35,7 +38,7 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getAll',
 	},
-	...get.description,
-	...getAll.description,
-	...render.description,
+	...get.operation.description,
+	...getAll.operation.description,
+	...render.operation.description,
 ];

@@ -1,18 +1,20 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { renderItemTemplate } from '../../helpers/templates';
 import { optionsField, placeholderValuesField, templateField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [templateField, placeholderValuesField, optionsField];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['template'], operation: ['render'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const { template, rendered } = await renderItemTemplate.call(this, itemIndex);
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
+	const { template, rendered } = await renderItemTemplate(run, itemIndex);
 	return {
 		template: { id: template.id, name: template.name, language: template.language, status: template.status },
 		...(rendered.header !== undefined ? { header: rendered.header } : {}),
@@ -20,3 +22,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		buttons: rendered.buttons,
 	};
 }
+
+export const operation: Operation = { kind: 'request', description, execute };

@@ -1,8 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import type { Operation } from '../operation';
+
 import * as sendTest from './sendTest.operation';
 
-export { sendTest };
+/** The operations of this resource, by the value of its Operation field. */
+export const operations: Record<string, Operation> = { sendTest: sendTest.operation };
 
 export const description: INodeProperties[] = [
 	{
@@ -21,5 +24,5 @@ export const description: INodeProperties[] = [
 		],
 		default: 'sendTest',
 	},
-	...sendTest.description,
+	...sendTest.operation.description,
 ];

@@ -1,8 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../transport';
 import { optionsField } from '../common.descriptions';
+import type { RunState } from '../../helpers/runState';
+import type { Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{
@@ -15,13 +17,15 @@ const properties: INodeProperties[] = [
 	optionsField,
 ];
 
-export const description = updateDisplayOptions(
+const description = updateDisplayOptions(
 	{ show: { resource: ['webhook'], operation: ['sendTest'] } },
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
 	// The spec shows no request payload: none is sent, so the query string (empty) is what is signed.
-	const response = await apiRequest.call(this, 'POST', '/webhooks/test', { itemIndex, retry: 'send' });
+	const response = await apiRequest(run, 'POST', '/webhooks/test', { itemIndex, retry: 'send' });
 	return (response.data as IDataObject) ?? response;
 }
+
+export const operation: Operation = { kind: 'request', description, execute };
