@@ -4,7 +4,7 @@
  * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
- * BENCH_QUEUE_ROWS (a regex over the queue table's row labels); BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS (vm,lazy,legacy); BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -128,7 +128,9 @@ async function main(): Promise<number> {
 			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
 			if (sections.has('receiving')) {
+				const only = process.env.BENCH_RECV_SETTINGS?.split(',');
 				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
+					if (only && !only.includes(setting.key)) continue;
 					const id = `2${'abc'[i]}`;
 					await guarded(id, `${id}. Receiving (${setting.key})`, async () => {
 						log(`restarting n8n with ${JSON.stringify(setting.env)} and the isolate counter`);
