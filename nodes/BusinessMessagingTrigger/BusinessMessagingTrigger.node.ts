@@ -23,6 +23,7 @@ import {
 } from './events';
 import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
 import { verifySignature } from './signature';
+import { webhookSecret } from './webhookSecret';
 
 /**
  * One POST endpoint. n8n answers an accepted event once it holds the run; the node answers the rest. There is no `webhookMethods`
@@ -115,8 +116,7 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const signatureTimestamp = typeof timestampHeader === 'string' ? timestampHeader : null;
 
 	if (options.skipSignatureVerification !== true) {
-		const credentials = await this.getCredentials('businessMessagingApi');
-		const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+		const secret = await webhookSecret(this);
 		if (secret === '') {
 			// 503, not 401: the service retries 5xx answers for about 7 hours, so events sent before the
 			// user fills in the secret still arrive afterwards. A 401 would make it drop them for good.

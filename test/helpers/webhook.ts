@@ -152,7 +152,10 @@ class HarnessNodeTypes implements INodeTypes {
 }
 
 class HarnessCredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly data: ICredentialDataDecryptedObject | null) {
+	constructor(
+		private readonly data: ICredentialDataDecryptedObject | null,
+		private readonly onRead: () => void = () => {},
+	) {
 		super();
 	}
 
@@ -185,6 +188,7 @@ class HarnessCredentialsHelper extends ICredentialsHelper {
 		nodeCredentials: INodeCredentialsDetails,
 		type: string,
 	): Promise<ICredentialDataDecryptedObject> {
+		this.onRead();
 		if (this.data === null || type !== CREDENTIAL_TYPE) {
 			throw new Error(`Credential with ID "${nodeCredentials.id ?? ''}" does not exist for type "${type}".`);
 		}
@@ -256,6 +260,9 @@ export class TriggerHarness {
 	 * write the execution to its database).
 	 */
 	failNextRuns = 0;
+
+	/** How many times the node read its credential through n8n. */
+	credentialReads = 0;
 
 	private readonly mode: WorkflowExecuteMode;
 
@@ -340,6 +347,7 @@ export class TriggerHarness {
 		const additionalData = {
 			credentialsHelper: new HarnessCredentialsHelper(
 				this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials,
+				() => this.credentialReads++,
 			),
 			httpRequest: req,
 			httpResponse: res,

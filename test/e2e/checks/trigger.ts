@@ -7,7 +7,8 @@ import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { SandboxProcess } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
-import { bareTriggerWorkflow, type CredentialRef, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { SECRET_REUSE_MS } from '../../../nodes/BusinessMessagingTrigger/webhookSecret';
+import { bareTriggerWorkflow, CREDENTIAL_TYPE, type CredentialRef, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { type Workflow, webhookIdFor } from '../../../tools/n8n/workflow';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
@@ -144,6 +145,36 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 				});
 				assertEqual(res.status, 401, 'tampered body answer');
 				await expectExecutionCount(n8n, workflowId, base);
+			},
+		},
+		{
+			name: 'trigger: a Webhook Secret changed in the credential takes effect within a second: the old secret then gets 401, the new one starts a run',
+			fn: async () => {
+				const original = sandbox.credentials.webhookSecret;
+				const rotated = `${original}-rotated`;
+				const saveCredential = async (webhookSecret: string) => {
+					const res = await n8n.rest('PATCH', `/credentials/${stack.credential.id}`, {
+						name: stack.credential.name,
+						type: CREDENTIAL_TYPE,
+						data: { ...stack.credentialData, webhookSecret },
+					});
+					assertEqual(res.status, 200, `saving the credential: ${JSON.stringify(res.body)}`);
+				};
+				const send = async (secret: string, n: number) =>
+					await postSigned(productionUrl, secret, eventBody('contact.updated', { contact_id: 9500 + n, name: `Rotation ${n}` }), Math.floor(Date.now() / 1000));
+				const base = (await settledExecutions(n8n, workflowId)).length;
+				// The trigger has just read the old secret when the user saves the new one.
+				assertEqual((await send(original, 1)).status, 200, 'event signed with the secret before the change');
+				await saveCredential(rotated);
+				try {
+					await sleep(SECRET_REUSE_MS + 300);
+					assertEqual((await send(original, 2)).status, 401, 'event signed with the replaced secret');
+					assertEqual((await send(rotated, 3)).status, 200, 'event signed with the new secret');
+					await expectExecutionCount(n8n, workflowId, base + 2);
+				} finally {
+					await saveCredential(original);
+					await sleep(SECRET_REUSE_MS + 300);
+				}
 			},
 		},
 		{

@@ -1,0 +1,50 @@
+import { sleep, type IWebhookFunctions } from 'n8n-workflow';
+
+/**
+ * How long one reading of the credential's Webhook Secret serves the same trigger node. Reading a
+ * credential is the costliest step n8n takes for this trigger per event (a database query, a decryption
+ * and n8n's policy checks: about a sixth of n8n's CPU per event, docs/performance.md), so under load one
+ * reading serves a second of events. An edited, rotated or deleted credential takes effect within this
+ * time; n8n still checks the workflow's access to the credential before every run. The secret is dropped
+ * from memory when the time is up, and never reused while the editor listens for a test event.
+ */
+export const SECRET_REUSE_MS = 1000;
+
+const CREDENTIAL_TYPE = 'businessMessagingApi';
+
+interface Reading {
+	secret: Promise<string>;
+	usableUntilMs: number;
+}
+
+/** Readings under way or done, per workflow, node and credential; each removed after SECRET_REUSE_MS. */
+const readings = new Map<string, Reading>();
+
+async function readSecret(context: IWebhookFunctions): Promise<string> {
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	return typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+}
+
+/** The credential's Webhook Secret ('' when not filled in). Concurrent requests share one reading. */
+export async function webhookSecret(context: IWebhookFunctions): Promise<string> {
+	const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id;
+	if (context.getMode() === 'manual' || !credentialId) return await readSecret(context);
+	const key = `${context.getWorkflow().id ?? ''}/${context.getNode().id}/${credentialId}`;
+	const kept = readings.get(key);
+	// The time check holds the bound even when a stalled event loop delays the removal below.
+	if (kept !== undefined && Date.now() < kept.usableUntilMs) return await kept.secret;
+	const reading: Reading = { secret: readSecret(context), usableUntilMs: Date.now() + SECRET_REUSE_MS };
+	readings.set(key, reading);
+	const forget = () => {
+		if (readings.get(key) === reading) readings.delete(key);
+	};
+	void sleep(SECRET_REUSE_MS).then(forget);
+	// A failed reading is not reused: the next request reads again.
+	reading.secret.catch(forget);
+	return await reading.secret;
+}
+
+/** Forgets every reading, as a restart does (tests). */
+export function forgetWebhookSecrets(): void {
+	readings.clear();
+}
