@@ -14,7 +14,7 @@ export const RETRY_HORIZON_SECONDS = RETRY_DELAYS_SECONDS.reduce((sum, delay) =>
 export const REMEMBER_FOR_SECONDS = RETRY_HORIZON_SECONDS + 3600;
 
 /**
- * Most bodies remembered at once; beyond it the oldest are forgotten first. Each costs 24 characters of
+ * Most bodies remembered at once; beyond it the oldest are forgotten first. Each costs 12 characters of
  * the workflow's static data, which n8n reads with every request; the trigger hands it back at most once a second.
  */
 export const MAX_REMEMBERED_DELIVERIES = 2000;
@@ -28,35 +28,56 @@ export function deliveryKey(rawBody: Buffer): string {
 }
 
 /**
- * The static data holds the remembered deliveries as one string of fixed-width records, oldest first:
- * the key's first 16 hex digits (64 bits: a false match among 2,000 keys has a chance of about 1 in
- * 10^16) and the acceptance time in seconds as 8 hex digits. One string instead of an object with 2,000
- * properties: n8n parses it, wraps it in its change-tracking proxies and serializes it again with every
- * request, which for an object cost more than everything else the trigger does (docs/performance.md).
+ * The static data holds the remembered deliveries as one string of fixed-width base64url records, oldest
+ * first: 8 characters for the key (the first 48 bits of the body's SHA-256: a false match among 2,000 keys
+ * has a chance of about 1 in 10^11 per event) and 4 for the minute it was acknowledged (counted from
+ * 2026-01-01, good for 31 years). One short string: n8n reads the workflow's static data twice with every
+ * request and copies it into its proxies, so its size is a cost per event (docs/performance.md).
  */
-const STORE_FIELD = 'accepted';
-const KEY_DIGITS = 16;
-const TIME_DIGITS = 8;
-const RECORD_LENGTH = KEY_DIGITS + TIME_DIGITS;
+const STORE_FIELD = 'acknowledged';
+const KEY_BYTES = 6;
+const KEY_CHARS = 8;
+const MINUTE_BYTES = 3;
+const RECORD_LENGTH = KEY_CHARS + 4;
+const FIRST_MINUTE = Date.UTC(2026, 0, 1) / 60_000;
+const LAST_MINUTE_OFFSET = 2 ** (8 * MINUTE_BYTES) - 1;
 
-/** Package version 0.1.0 stored `{ deliveries: { <32 hex digits>: seconds } }`; still read, replaced on the next write. */
+/**
+ * Earlier forms, still read and replaced on the next write: package 0.1.0 stored
+ * `{ deliveries: { <32 hex digits>: seconds } }`, development builds of 0.2.0 `accepted` (16 hex digits of
+ * the key and 8 of the time in seconds per record).
+ */
 const LEGACY_FIELD = 'deliveries';
+const HEX_FIELD = 'accepted';
+const HEX_RECORD_LENGTH = 24;
 
 type Accepted = Map<string, number>;
+
+/** The key as the store keeps it, from a delivery key or any earlier form's hex digits (at least 12). */
+function storedKeyOf(hex: string): string {
+	return Buffer.from(hex.slice(0, 2 * KEY_BYTES), 'hex').toString('base64url');
+}
 
 function parseStored(store: IDataObject): Accepted {
 	const accepted: Accepted = new Map();
 	const legacy = store[LEGACY_FIELD];
 	if (typeof legacy === 'object' && legacy !== null && !Array.isArray(legacy)) {
 		for (const [key, at] of Object.entries(legacy)) {
-			if (typeof at === 'number') accepted.set(key.slice(0, KEY_DIGITS), at);
+			if (typeof at === 'number' && /^[0-9a-f]{12}/.test(key)) accepted.set(storedKeyOf(key), at);
+		}
+	}
+	const hex = store[HEX_FIELD];
+	if (typeof hex === 'string') {
+		for (let i = 0; i + HEX_RECORD_LENGTH <= hex.length; i += HEX_RECORD_LENGTH) {
+			const at = parseInt(hex.slice(i + 16, i + HEX_RECORD_LENGTH), 16);
+			if (Number.isFinite(at) && /^[0-9a-f]{12}/.test(hex.slice(i, i + 12))) accepted.set(storedKeyOf(hex.slice(i, i + 12)), at);
 		}
 	}
 	const packed = store[STORE_FIELD];
 	if (typeof packed === 'string') {
 		for (let i = 0; i + RECORD_LENGTH <= packed.length; i += RECORD_LENGTH) {
-			const at = parseInt(packed.slice(i + KEY_DIGITS, i + RECORD_LENGTH), 16);
-			if (Number.isFinite(at)) accepted.set(packed.slice(i, i + KEY_DIGITS), at);
+			const minute = Buffer.from(packed.slice(i + KEY_CHARS, i + RECORD_LENGTH), 'base64url');
+			if (minute.length === MINUTE_BYTES) accepted.set(packed.slice(i, i + KEY_CHARS), (FIRST_MINUTE + minute.readUIntBE(0, MINUTE_BYTES)) * 60);
 		}
 	}
 	return accepted;
@@ -64,8 +85,17 @@ function parseStored(store: IDataObject): Accepted {
 
 function pack(accepted: Accepted): string {
 	const records: string[] = [];
-	for (const [key, at] of accepted) records.push(key + at.toString(16).padStart(TIME_DIGITS, '0'));
+	const minute = Buffer.alloc(MINUTE_BYTES);
+	for (const [key, at] of accepted) {
+		minute.writeUIntBE(Math.min(Math.max(Math.floor(at / 60) - FIRST_MINUTE, 0), LAST_MINUTE_OFFSET), 0, MINUTE_BYTES);
+		records.push(key + minute.toString('base64url'));
+	}
 	return records.join('');
+}
+
+/** Whether the static data still holds an earlier form, to be replaced on the next write. */
+function holdsEarlierForm(store: IDataObject): boolean {
+	return store[LEGACY_FIELD] !== undefined || store[HEX_FIELD] !== undefined;
 }
 
 /**
@@ -114,7 +144,7 @@ function prune(accepted: Accepted, nowSeconds: number): void {
 /** Brings saved keys this process does not know (saved before a restart, or by another process) into its memory. */
 function learnSaved(memory: ProcessMemory, store: IDataObject, nowSeconds: number): void {
 	const stored = store[STORE_FIELD];
-	if (stored === memory.learnt && store[LEGACY_FIELD] === undefined) return;
+	if (stored === memory.learnt && !holdsEarlierForm(store)) return;
 	memory.learnt = typeof stored === 'string' ? stored : undefined;
 	let merged = false;
 	for (const [key, at] of parseStored(store)) {
@@ -141,11 +171,12 @@ function offerToSave(memory: ProcessMemory, store: IDataObject, nowSeconds: numb
 		prune(memory.acknowledged, nowSeconds);
 		memory.packed = pack(memory.acknowledged);
 	}
-	if ((store[STORE_FIELD] ?? '') === memory.packed && store[LEGACY_FIELD] === undefined) return;
+	if ((store[STORE_FIELD] ?? '') === memory.packed && !holdsEarlierForm(store)) return;
 	memory.lastWriteMs = nowMs;
 	// Setting a property of the node's own object is what makes n8n save static data.
 	store[STORE_FIELD] = memory.packed;
 	delete store[LEGACY_FIELD];
+	delete store[HEX_FIELD];
 }
 
 /** How often a request that starts a run hands n8n the keys to save: each save writes the whole string. */
@@ -168,7 +199,7 @@ export type Claim = Claimed | { outcome: 'duplicate' };
  * n8n answers or its connection closes. `store` is the node's static data as n8n loaded it for this request.
  */
 export async function claimDelivery(scope: string, store: IDataObject, key: string, nowSeconds: number): Promise<Claim> {
-	const storedKey = key.slice(0, KEY_DIGITS);
+	const storedKey = storedKeyOf(key);
 	let memory = memoryOfTrigger.get(scope);
 	if (!memory) {
 		memory = { acknowledged: new Map(), inFlight: new Map(), packed: undefined, learnt: undefined, lastWriteMs: 0 };
@@ -206,7 +237,7 @@ export async function claimDelivery(scope: string, store: IDataObject, key: stri
 
 /** Static data that remembers these deliveries (`[deliveryKey, acceptedAt seconds]`, oldest first; tests, benchmarks). */
 export function rememberedDeliveries(deliveries: Array<[string, number]>): IDataObject {
-	return { [STORE_FIELD]: pack(new Map(deliveries.map(([key, at]) => [key.slice(0, KEY_DIGITS), at]))) };
+	return { [STORE_FIELD]: pack(new Map(deliveries.map(([key, at]) => [storedKeyOf(key), at]))) };
 }
 
 /** How many deliveries the static data remembers (tests, benchmarks). */

@@ -148,6 +148,19 @@ describe('duplicate deliveries', () => {
 		expect((await deliver(new TriggerHarness({ staticData: harness.savedStaticData() }), old, FIXED_NOW_SECONDS + 2)).workflowStarted).toBe(false);
 	});
 
+	it('reads what development builds of 0.2.0 saved (hex records), and saves it in the shorter form with the next request', async () => {
+		const old = messageReceived('d-hex');
+		const at = (FIXED_NOW_SECONDS - 60).toString(16).padStart(8, '0');
+		const harness = new TriggerHarness({ staticData: { [NODE_KEY]: { accepted: `${deliveryKey(Buffer.from(old)).slice(0, 16)}${at}` } } });
+		expect((await deliver(harness, old, FIXED_NOW_SECONDS)).workflowStarted).toBe(false);
+		expect((await deliver(harness, messageReceived('d-after-hex'), FIXED_NOW_SECONDS + 1)).workflowStarted).toBe(true);
+		await deliver(harness, old, FIXED_NOW_SECONDS + 3);
+		const saved = harness.savedStaticData()[NODE_KEY] as IDataObject;
+		expect(Object.keys(saved)).toEqual(['acknowledged']);
+		expect(String(saved.acknowledged)).toHaveLength(2 * 12);
+		expect((await deliver(new TriggerHarness({ staticData: harness.savedStaticData() }), old, FIXED_NOW_SECONDS + 2)).workflowStarted).toBe(false);
+	});
+
 	it('copes with damaged static data', async () => {
 		const harness = new TriggerHarness({
 			staticData: { 'node:Business Messaging Trigger': { deliveries: 'not an object' } },
