@@ -281,7 +281,7 @@ export async function benchReceivingUnder(
 			'both receivers once it holds the run). vs Webhook: the median over rounds of the ratio to the Webhook node in the',
 			'same round; the order alternates between rounds, and the trigger with the store runs next to the Webhook node.',
 			'p50/p99: from sending the request until n8n’s answer, as the load generator (undici Pool, same machine) saw it.',
-			'With the duplicate store on, n8n reads the workflow’s static data (48 KB when full) with every request; the',
+			'With the duplicate store on, n8n reads the workflow’s static data (24 KB when full) twice per event; the',
 			'trigger hands it back at most once a second, and reads its credential at most once a second under load.',
 		],
 	);
