@@ -37,10 +37,30 @@ export function deliveryKey(rawBody: Buffer): string {
 const STORE_FIELD = 'acknowledged';
 const KEY_BYTES = 6;
 const KEY_CHARS = 8;
-const MINUTE_BYTES = 3;
-const RECORD_LENGTH = KEY_CHARS + 4;
+const MINUTE_CHARS = 4;
+const RECORD_LENGTH = KEY_CHARS + MINUTE_CHARS;
 const FIRST_MINUTE = Date.UTC(2026, 0, 1) / 60_000;
-const LAST_MINUTE_OFFSET = 2 ** (8 * MINUTE_BYTES) - 1;
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+const LAST_MINUTE_OFFSET = 64 ** MINUTE_CHARS - 1;
+
+/** Seconds as the 4-character minute of a record. */
+function minuteChars(seconds: number): string {
+	const offset = Math.min(Math.max(Math.floor(seconds / 60) - FIRST_MINUTE, 0), LAST_MINUTE_OFFSET);
+	let chars = '';
+	for (let shift = 6 * (MINUTE_CHARS - 1); shift >= 0; shift -= 6) chars += BASE64URL[Math.floor(offset / 2 ** shift) % 64];
+	return chars;
+}
+
+/** A record's minute back in seconds, or NaN for characters that are not base64url. */
+function secondsOf(chars: string): number {
+	let offset = 0;
+	for (const char of chars) {
+		const digit = BASE64URL.indexOf(char);
+		if (digit < 0) return NaN;
+		offset = offset * 64 + digit;
+	}
+	return (FIRST_MINUTE + offset) * 60;
+}
 
 /**
  * Earlier forms, still read and replaced on the next write: package 0.1.0 stored
@@ -76,8 +96,8 @@ function parseStored(store: IDataObject): Accepted {
 	const packed = store[STORE_FIELD];
 	if (typeof packed === 'string') {
 		for (let i = 0; i + RECORD_LENGTH <= packed.length; i += RECORD_LENGTH) {
-			const minute = Buffer.from(packed.slice(i + KEY_CHARS, i + RECORD_LENGTH), 'base64url');
-			if (minute.length === MINUTE_BYTES) accepted.set(packed.slice(i, i + KEY_CHARS), (FIRST_MINUTE + minute.readUIntBE(0, MINUTE_BYTES)) * 60);
+			const at = secondsOf(packed.slice(i + KEY_CHARS, i + RECORD_LENGTH));
+			if (Number.isFinite(at)) accepted.set(packed.slice(i, i + KEY_CHARS), at);
 		}
 	}
 	return accepted;
@@ -85,11 +105,7 @@ function parseStored(store: IDataObject): Accepted {
 
 function pack(accepted: Accepted): string {
 	const records: string[] = [];
-	const minute = Buffer.alloc(MINUTE_BYTES);
-	for (const [key, at] of accepted) {
-		minute.writeUIntBE(Math.min(Math.max(Math.floor(at / 60) - FIRST_MINUTE, 0), LAST_MINUTE_OFFSET), 0, MINUTE_BYTES);
-		records.push(key + minute.toString('base64url'));
-	}
+	for (const [key, at] of accepted) records.push(key + minuteChars(at));
 	return records.join('');
 }
 
