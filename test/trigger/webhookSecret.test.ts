@@ -46,6 +46,17 @@ describe('reading the Webhook Secret', () => {
 		expect((await after.send(signed('the-rotated-webhook-secret', 'new-secret'))).workflowStarted).toBe(true);
 	});
 
+	it('keeps the one-second bound when a stalled event loop delays the removal of the reading', async () => {
+		const before = new TriggerHarness({ workflowId: 'workflow-stall' });
+		expect((await before.send(signed(TEST_WEBHOOK_SECRET, 'before-stall'))).workflowStarted).toBe(true);
+		const rotated = { ...DEFAULT_CREDENTIALS, webhookSecret: 'the-rotated-webhook-secret' };
+		const after = new TriggerHarness({ workflowId: 'workflow-stall', credentials: rotated });
+		// Busy for longer than the reuse time: no timer can run until the next request has read its secret.
+		const stalledUntil = Date.now() + SECRET_REUSE_MS + 100;
+		while (Date.now() < stalledUntil);
+		expect((await after.send(signed(TEST_WEBHOOK_SECRET, 'old-secret-after-stall'))).statusCode).toBe(401);
+	});
+
 	it('reads again at once after a credential could not be loaded (500, the service retries)', async () => {
 		const failing = new TriggerHarness({ workflowId: 'workflow-unreadable', credentials: null });
 		expect((await failing.send(signed(TEST_WEBHOOK_SECRET, 'unreadable'))).statusCode).toBe(500);
