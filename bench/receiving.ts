@@ -216,7 +216,7 @@ async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number
 	}
 	await settle(ctx.n8nPids(), { maxMs: 60_000 });
 	ctx.log(`receiving (${what}): the trigger's duplicate store held ${storeBefore} bodies before the rounds, ${await storeSize(ctx, workflows)} after`);
-	const perRound = (values: number[], i: number, all: number[][]) => median(values.map((v, round) => v / all[hook][round]));
+	const perRound = (values: number[], all: number[][]) => median(values.map((v, round) => v / all[hook][round]));
 	const answered = results.map((rs) => rs.map((r) => r.perSecond));
 	return targets.map((t, i) => ({
 		key: t.key,
@@ -224,8 +224,8 @@ async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number
 		isolatesPerEvent: median(isolates[i]),
 		perSecond: median(answered[i]),
 		executedPerSecond: median(executed[i]),
-		perSecondRatio: perRound(answered[i], i, answered),
-		executedRatio: perRound(executed[i], i, executed),
+		perSecondRatio: perRound(answered[i], answered),
+		executedRatio: perRound(executed[i], executed),
 		p50Ms: median(results[i].map((r) => r.p50Ms)),
 		p99Ms: median(results[i].map((r) => r.p99Ms)),
 		failed: results[i].reduce((sum, r) => sum + r.failed, 0),

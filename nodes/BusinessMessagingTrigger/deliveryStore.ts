@@ -70,6 +70,8 @@ function secondsOf(chars: string): number {
 const LEGACY_FIELD = 'deliveries';
 const HEX_FIELD = 'accepted';
 const HEX_RECORD_LENGTH = 24;
+/** An earlier form's key: at least the 12 hex digits the store keeps. */
+const HEX_KEY = /^[0-9a-f]{12}/;
 
 type Accepted = Map<string, number>;
 
@@ -83,14 +85,14 @@ function parseStored(store: IDataObject): Accepted {
 	const legacy = store[LEGACY_FIELD];
 	if (typeof legacy === 'object' && legacy !== null && !Array.isArray(legacy)) {
 		for (const [key, at] of Object.entries(legacy)) {
-			if (typeof at === 'number' && /^[0-9a-f]{12}/.test(key)) accepted.set(storedKeyOf(key), at);
+			if (typeof at === 'number' && HEX_KEY.test(key)) accepted.set(storedKeyOf(key), at);
 		}
 	}
 	const hex = store[HEX_FIELD];
 	if (typeof hex === 'string') {
 		for (let i = 0; i + HEX_RECORD_LENGTH <= hex.length; i += HEX_RECORD_LENGTH) {
 			const at = parseInt(hex.slice(i + 16, i + HEX_RECORD_LENGTH), 16);
-			if (Number.isFinite(at) && /^[0-9a-f]{12}/.test(hex.slice(i, i + 12))) accepted.set(storedKeyOf(hex.slice(i, i + 12)), at);
+			if (Number.isFinite(at) && HEX_KEY.test(hex.slice(i, i + 12))) accepted.set(storedKeyOf(hex.slice(i, i + 12)), at);
 		}
 	}
 	const packed = store[STORE_FIELD];
