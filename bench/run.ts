@@ -20,7 +20,8 @@ import { findN8nMain, findTaskRunner } from './lib/procfs';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
 import { benchQueue } from './queue';
-import { benchReceivingUnder, benchVerification, ENGINE_SETTINGS, receivingWorkflows } from './receiving';
+import { benchReceivingUnder, benchVerification, ENGINE_SETTINGS, HEADER_AUTH, headerAuthCredential, RECOMMENDED_SETTING, receivingWorkflows } from './receiving';
+import { benchReceivingProfile } from './receiving-profile';
 import { isolateCounterEnv } from './lib/isolates';
 import { restartN8n } from './lib/restart';
 import { benchSending, sendingWorkflows } from './sending';
@@ -78,10 +79,11 @@ async function main(): Promise<number> {
 				dir,
 				owner: OWNER,
 				log,
-				workflows: ({ sandbox, credential, n8n }) => {
+				otherCredentials: sections.has('receiving') ? [headerAuthCredential()] : [],
+				workflows: ({ sandbox, credential, n8n, extraCredentials }) => {
 					workflows = [
 						...(sections.has('sending') ? sendingWorkflows(credential, sandbox.url, sandbox.credentials.phoneNumberId) : []),
-						...(sections.has('receiving') ? receivingWorkflows(credential) : []),
+						...(sections.has('receiving') ? receivingWorkflows(credential, extraCredentials[HEADER_AUTH.name]) : []),
 						...(sections.has('media') ? mediaWorkflows(credential, n8n.filesDir) : []),
 					];
 					return workflows;
@@ -137,6 +139,9 @@ async function main(): Promise<number> {
 						stack!.n8n = await restartN8n(stack!, OWNER, { ...setting.env, ...isolateCounterEnv(ctx.isolateDir) });
 						return await benchReceivingUnder(ctx, workflows, recvSeconds, setting, id);
 					});
+					if (setting.key === RECOMMENDED_SETTING) {
+						await guarded('2e', '2e. Receiving, CPU profile', () => benchReceivingProfile(ctx, workflows, 15, '2e'));
+					}
 				}
 				tables['2d'] = await benchVerification(stack.sandbox.credentials.webhookSecret, '2d');
 			}
@@ -163,7 +168,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2a', '2b', '2c', '2d', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();

@@ -88,15 +88,24 @@ export function triggerWorkflow(
 
 export const triggerPath = (key: string) => `/webhook/${webhookIdFor(`bench-${key}`)}/${TRIGGER_WEBHOOK_PATH}`;
 
-/** n8n's own Webhook node with a path of the same shape, answering on receipt, checking nothing. */
-export function webhookNodeWorkflow(key: string): Workflow {
+/**
+ * n8n's own Webhook node with a path of the same shape, answering on receipt: checking nothing, or with
+ * `headerAuth` (an n8n Header Auth credential) checking a secret header, n8n's own way to check a secret.
+ */
+export function webhookNodeWorkflow(key: string, headerAuth?: CredentialRef): Workflow {
 	const id = webhookIdFor(`bench-${key}`);
 	const hook = node(
 		'Webhook',
 		'n8n-nodes-base.webhook',
 		2,
-		{ httpMethod: 'POST', path: `${id}/${TRIGGER_WEBHOOK_PATH}`, responseMode: 'onReceived', options: {} },
-		{ webhookId: id },
+		{
+			httpMethod: 'POST',
+			path: `${id}/${TRIGGER_WEBHOOK_PATH}`,
+			responseMode: 'onReceived',
+			...(headerAuth ? { authentication: 'headerAuth' } : {}),
+			options: {},
+		},
+		{ webhookId: id, ...(headerAuth ? { credentials: { httpHeaderAuth: headerAuth } } : {}) },
 	);
 	return chain(`benchRecv${key}`, `Bench: receive (${key})`, [hook]);
 }

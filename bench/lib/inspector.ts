@@ -17,8 +17,19 @@ async function listTargets(): Promise<Array<{ webSocketDebuggerUrl?: string }> |
 	}
 }
 
+/** A V8 CPU profile as the DevTools protocol returns it (the fields read here). */
+export interface CpuProfile {
+	nodes: Array<{ id: number; callFrame: { functionName: string; url: string } }>;
+	samples: number[];
+	/** Microseconds before each sample. */
+	timeDeltas: number[];
+}
+
 export interface Inspector {
 	collectGarbage: () => Promise<void>;
+	/** Starts V8's sampling CPU profiler (main thread), one sample per `intervalUs`. */
+	startProfiling: (intervalUs: number) => Promise<void>;
+	stopProfiling: () => Promise<CpuProfile>;
 	/** Closes the session and the inspector port in the other process. */
 	close: () => Promise<void>;
 }
@@ -39,25 +50,32 @@ export async function openInspector(pid: number): Promise<Inspector> {
 		ws.addEventListener('error', () => reject(new Error('could not connect to the inspector')));
 	});
 	let nextId = 0;
-	const pending = new Map<number, (message: { error?: { message: string } }) => void>();
+	type Message = { id?: number; error?: { message: string }; result?: unknown };
+	const pending = new Map<number, (message: Message) => void>();
 	ws.addEventListener('message', (event) => {
-		const message = JSON.parse(String(event.data)) as { id?: number; error?: { message: string } };
+		const message = JSON.parse(String(event.data)) as Message;
 		if (message.id !== undefined) pending.get(message.id)?.(message);
 	});
-	const call = (method: string, params: Record<string, unknown> = {}) =>
-		new Promise<void>((resolve, reject) => {
+	const call = <T = unknown>(method: string, params: Record<string, unknown> = {}) =>
+		new Promise<T>((resolve, reject) => {
 			const id = ++nextId;
 			const timer = setTimeout(() => reject(new Error(`${method}: no answer`)), 30_000);
 			pending.set(id, (message) => {
 				clearTimeout(timer);
 				pending.delete(id);
 				if (message.error) reject(new Error(`${method}: ${message.error.message}`));
-				else resolve();
+				else resolve(message.result as T);
 			});
 			ws.send(JSON.stringify({ id, method, params }));
 		});
 	return {
-		collectGarbage: () => call('HeapProfiler.collectGarbage'),
+		collectGarbage: () => call<void>('HeapProfiler.collectGarbage'),
+		startProfiling: async (intervalUs) => {
+			await call('Profiler.enable');
+			await call('Profiler.setSamplingInterval', { interval: intervalUs });
+			await call('Profiler.start');
+		},
+		stopProfiling: async () => (await call<{ profile: CpuProfile }>('Profiler.stop')).profile,
 		close: async () => {
 			// The answer may never come: the inspector closes while answering.
 			ws.send(JSON.stringify({ id: ++nextId, method: 'Runtime.evaluate', params: { expression: "process.mainModule?.require('node:inspector').close()" } }));
