@@ -11,7 +11,7 @@ import { runLoad } from './lib/loadgen';
 import { executionsAfter, latestExecutionId } from './lib/n8n-runs';
 import { settle } from './lib/procfs';
 import { fmt, table } from './lib/stats';
-import { CONCURRENCY, eventBody, signedRequest } from './receiving';
+import { CONCURRENCY, eventBody, signedRequest, webhookNodePath } from './receiving';
 import { triggerPath } from './workflows';
 
 const SAMPLING_INTERVAL_US = 250;
@@ -55,7 +55,7 @@ export async function benchReceivingProfile(ctx: BenchContext, workflows: Workfl
 	const secret = sandbox.credentials.webhookSecret;
 	const workflowOf = (key: string) => workflows.find((w) => w.name === `Bench: receive (${key})`)!;
 	const receivers = [
-		{ key: 'hook', label: 'Webhook node', path: `/webhook/${String(workflowOf('hook').nodes[0].parameters.path)}` },
+		{ key: 'hook', label: 'Webhook node', path: webhookNodePath(workflows, 'hook') },
 		{ key: 'trig', label: 'Trigger', path: triggerPath('trig') },
 	].map((r) => ({ ...r, workflowId: workflowOf(r.key).id, totals: GROUPS.map(() => 0), events: 0 }));
 	const inspector = await openInspector(ctx.n8nPids()[0]);

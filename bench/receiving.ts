@@ -44,6 +44,10 @@ export const HEADER_AUTH = { name: 'Bench header auth', type: 'httpHeaderAuth', 
 
 export const headerAuthCredential = () => ({ name: HEADER_AUTH.name, type: HEADER_AUTH.type, data: { name: HEADER_AUTH.header, value: HEADER_AUTH.value } });
 
+/** The production path of a receiving workflow's Webhook node (its `path` parameter). */
+export const webhookNodePath = (workflows: Workflow[], key: string) =>
+	`/webhook/${String(workflows.find((w) => w.name === `Bench: receive (${key})`)!.nodes[0].parameters.path)}`;
+
 export function receivingWorkflows(credential: CredentialRef, headerAuth: CredentialRef): Workflow[] {
 	return [
 		triggerWorkflow('trig', credential, {}, fullDuplicateStore()),
@@ -175,7 +179,7 @@ async function storeSize(ctx: BenchContext, workflows: Workflow[]): Promise<numb
 async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number, rounds: number, what: string): Promise<TargetResult[]> {
 	const { n8n, sandbox } = ctx.stack;
 	const secret = sandbox.credentials.webhookSecret;
-	const hookPath = (key: string) => `/webhook/${String(workflows.find((w) => w.name === `Bench: receive (${key})`)!.nodes[0].parameters.path)}`;
+	const hookPath = (key: string) => webhookNodePath(workflows, key);
 	const idOf = (key: string) => workflows.find((w) => w.name === `Bench: receive (${key})`)!.id;
 	// Printed in this order; run in it in odd rounds and backwards in even ones.
 	const targets = [
@@ -189,8 +193,8 @@ async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number
 	const hookAuth = targets.findIndex((t) => t.key === 'hookauth');
 	const isOk = (status: number, body: string) => status === 200 && !body.includes('ignored');
 	const request = (t: (typeof targets)[number], run: string) => (n: number) => signedRequest(secret, t.path, eventBody(run, n), t.headers);
-	// Warm-up at full load, three passes: n8n's cost per event keeps falling for minutes after a start
-	// (about 16 → 10 ms over four minutes in a CPU profile on the EPYC). Also checks every target accepts.
+	// Warm-up at full load, three passes: n8n's CPU per event keeps falling for minutes after a start
+	// (from about 16 to 9 ms over four minutes on the EPYC, read from /proc). Also checks every target accepts.
 	for (let pass = 1; pass <= WARM_UP_PASSES; pass++) {
 		for (const t of targets) {
 			const r = await runLoad({ origin: n8n.baseUrl, concurrency: CONCURRENCY, durationMs: 5000, makeRequest: request(t, `warm${pass}-${what}-${t.key}-${Date.now()}`), isOk });
