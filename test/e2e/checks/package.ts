@@ -48,7 +48,8 @@ export function repositoryWebUrl(): string {
 export function repositoryLinkProblems(file: string, markdown: string): string[] {
 	const base = `${repositoryWebUrl()}/blob/main/`;
 	const problems: string[] = [];
-	for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+	// Code spans show links as text (an example in CONTRIBUTING.md); they link nowhere.
+	for (const [, target] of markdown.replace(/`[^`\n]*`/g, '``').matchAll(/\]\(([^)\s]+)\)/g)) {
 		let path: string;
 		if (target.startsWith(base)) path = target.slice(base.length);
 		else if (/^(https?:|mailto:)/i.test(target) || file === 'README.md') continue;
