@@ -177,3 +177,9 @@ describe('the first publish', () => {
 	});
 	it('the guard steps pass on the real release workflow', () => expect(guardStepProblems(read('.github/workflows/release.yml'), 'repository')).toEqual([]));
 });
+
+describe('links to a heading of the same file', () => {
+	it('a README link to a heading that does not exist fails', () => {
+		expect(repositoryLinkProblems('README.md', `${README}\nSee [Quick start](#quickstart).\n`)).toEqual(['README.md: #quickstart (no heading #quickstart in README.md)']);
+	});
+});
