@@ -1,7 +1,9 @@
 /**
  * Benchmarks: npm run bench [-- sending receiving media listing signing queue]   (default: the first five;
  * `queue` runs only when named: it starts its own queue-mode deployment)
- * Prints the machine, versions and date, then one table per benchmark (progress goes to stderr).
+ * Prints a header (command, machine, versions, commit, date), then one table per benchmark (progress goes to
+ * stderr). The same output goes, unedited, to a new file in docs/results/ (BENCH_RESULTS_DIR moves it): the raw
+ * output a figure in docs/ links to (CONTRIBUTING.md, "Figures").
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
  * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS (vm,lazy,legacy); BENCH_KEEP=1 keeps the folder with the logs.
@@ -15,7 +17,6 @@ import { installCleanupHandlers, stopAll } from '../tools/n8n/proc';
 import { startStack, type Stack } from '../tools/n8n/stack';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
-import { machineLines } from './lib/machine';
 import { findN8nMain, findTaskRunner } from './lib/procfs';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
@@ -24,6 +25,7 @@ import { benchReceivingUnder, benchVerification, ENGINE_SETTINGS, HEADER_AUTH, h
 import { benchReceivingProfile } from './receiving-profile';
 import { isolateCounterEnv } from './lib/isolates';
 import { restartN8n } from './lib/restart';
+import { benchCommand, headerLines, machineHeader, openResults, shownPath } from './lib/results';
 import { benchSending, sendingWorkflows } from './sending';
 import { benchSigning } from './signing';
 
@@ -51,19 +53,17 @@ async function main(): Promise<number> {
 	const mediaMb = num('BENCH_MEDIA_MB', 50);
 	const templateSizes = (process.env.BENCH_TEMPLATES ?? '1000,10000').split(',').map(Number);
 	const log = (line: string) => process.stderr.write(`# ${line}\n`);
-	const out = (text: string) => process.stdout.write(`${text}\n`);
+	const results = openResults([...sections]);
+	const out = (text: string) => {
+		process.stdout.write(`${text}\n`);
+		results.write(`${text}\n`);
+	};
 	const dir = mkdtempSync(join(tmpdir(), 'bm-bench-'));
 	installCleanupHandlers(() => {
 		log(`interrupted; logs in ${dir}`);
 	});
 
-	out(
-		machineLines({
-			'Node (bench, sandbox, n8n)': process.version,
-			n8n: N8N_VERSION,
-			Rounds: String(rounds),
-		}).join('\n') + '\n',
-	);
+	out([...headerLines(machineHeader(benchCommand(args), { node: process.version, n8n: N8N_VERSION })), `Rounds: ${rounds}`, ''].join('\n'));
 
 	let stack: Stack | undefined;
 	const stops: Array<() => Promise<void>> = [];
@@ -174,6 +174,7 @@ async function main(): Promise<number> {
 		await stopAll();
 	}
 	log(`whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
+	log(`raw output: ${shownPath(results.path)} (a figure in docs/ links to it; CONTRIBUTING.md, "Figures")`);
 	if (failed || process.env.BENCH_KEEP) log(`logs kept in ${dir}`);
 	else rmSync(dir, { recursive: true, force: true });
 	return failed ? 1 : 0;

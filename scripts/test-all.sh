@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): lint as n8n's verification does, type-check, the release checks
-# (workflow lint, changelog, links, the packed tarball and n8n's scanner), the unit and
+# (workflows, lint set-up, lock, docs, the packed tarball and n8n's scanner), the unit and
 # in-process workflow tests, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions,
 # the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, n8n killed
 # mid-burst (the fault suite), then the demo stopped with Ctrl-C.
@@ -12,7 +12,7 @@ source scripts/step.sh
 
 step "lint (n8n-node lint)" npm run --silent lint
 step "type check" npm run --silent typecheck
-step "release: workflow lint (actionlint), changelog, links, the packed tarball and n8n's scanner" npm run --silent test:release
+step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "unit and workflow tests (jest)" npx jest --ci
 step "end-to-end in a real n8n" npm run --silent test:e2e
 step "smoke on the other n8n versions (tools/n8n/versions.ts)" npm run --silent test:versions

