@@ -13,7 +13,7 @@ import {
 	rememberedDeliveries,
 	storedDeliveryCount,
 } from '../nodes/BusinessMessagingTrigger/deliveryStore';
-import { verifySignature } from '../nodes/BusinessMessagingTrigger/signature';
+import { verifySignature } from '../credentials/webhookSignature';
 import type { CredentialRef } from '../tools/n8n/workflows';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';

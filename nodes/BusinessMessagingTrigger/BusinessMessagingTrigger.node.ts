@@ -22,7 +22,7 @@ import {
 	type EventEnvelope,
 } from './events';
 import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
-import { verifySignature } from './signature';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../credentials/webhookSignature';
 import { webhookSecret } from './webhookSecret';
 
 /**
@@ -46,9 +46,6 @@ const WEBHOOKS: IWebhookDescription[] = [
 
 /** The answer to an accepted event. */
 const ACCEPTED: IDataObject = { received: true };
-
-const SIGNATURE_HEADER = 'x-service-webhook-signature';
-const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
 
 interface TriggerOptions {
 	ignoreStatuses?: string[];
