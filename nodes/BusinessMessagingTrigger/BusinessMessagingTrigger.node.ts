@@ -9,6 +9,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './conversations/endpoint';
+import { handOverReply, keepReplyWaits, REPLY_EVENT, resumesWaitingRuns } from './conversations/handOver';
 import { claimDelivery, deliveryKey } from './deliveryStore';
 import {
 	ALL_EVENTS,
@@ -42,6 +44,8 @@ const WEBHOOKS: IWebhookDescription[] = [
 		responseData: '',
 		path: 'webhook',
 	},
+	// Runs waiting for a chat reply register here (Resume Waiting Runs): conversations/endpoint.ts.
+	WAITS_WEBHOOK,
 ];
 
 /** The answer to an accepted event. */
@@ -106,6 +110,8 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const challenge = verificationChallenge(body);
 	if (challenge !== undefined) return answer(this, 200, { challenge });
 
+	// Whatever this request makes n8n save keeps the waits this process received (conversations/waits.ts).
+	keepReplyWaits(this);
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const headers = this.getHeaderData();
@@ -131,7 +137,9 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Event names not in the list (added by the service later) are well-formed and signed: they start
 	// the workflow when "*" is selected and are ignored otherwise, never refused.
 	const events = this.getNodeParameter('events', []) as string[];
-	if (!events.includes(ALL_EVENTS) && !events.includes(event)) {
+	const selected = events.includes(ALL_EVENTS) || events.includes(event);
+	// A reply may resume a waiting run even when Message Received does not start this workflow.
+	if (!selected && !(event === REPLY_EVENT && resumesWaitingRuns(this))) {
 		return answer(this, 200, { received: true, ignored: 'event not selected' });
 	}
 	if (event === MESSAGE_STATUS_EVENT && (options.ignoreStatuses ?? []).includes(String(data.status))) {
@@ -148,9 +156,14 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 		settleWhenAnswered(this.getResponseObject(), claim.settle);
 	}
 
+	// A reply to a question goes to the run asking it (Resume Waiting Runs); others go on as before.
+	const reply = await handOverReply(this, { rawBody, event, data });
+	if ('answer' in reply) return reply.answer;
+	if (!selected) return answer(this, 200, { received: true, ignored: 'event not selected' });
+
 	const json: IDataObject = options.outputDataOnly
-		? { ...data, ...testEventMark(data) }
-		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data) };
+		? { ...data, ...testEventMark(data), ...reply.extra }
+		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data), ...reply.extra };
 	// n8n answers (with `webhookResponse`, see WEBHOOKS) once it holds the run: the 2xx the service stops
 	// retrying on is sent only for an event n8n will run.
 	return { workflowData: [[{ json }]], webhookResponse: ACCEPTED };
@@ -202,6 +215,31 @@ export class BusinessMessagingTrigger implements INodeType {
 				default: [ALL_EVENTS],
 				options: EVENT_TYPE_OPTIONS,
 				description: 'Events that start the workflow. Other events are answered and ignored.',
+			},
+			{
+				displayName: 'Resume Waiting Runs',
+				name: 'resumeWaitingRuns',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a customer’s chat reply resumes the run that asked them with Business Messaging → Ask and Wait for Chat Reply, in any workflow on this n8n. Turn it on in one active trigger workflow only.',
+			},
+			{
+				displayName:
+					'A reply goes to the newest run waiting for that customer and sender number, and then does not start this workflow. Every other message starts it as before. Only one trigger workflow on this n8n may have this on.',
+				name: 'resumeNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { resumeWaitingRuns: [true] } },
+			},
+			{
+				displayName: 'Also Start This Workflow for Replies',
+				name: 'alsoStartForReplies',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a reply that resumed a waiting run also starts this workflow (its item then has resumedWaitingRun: true)',
+				displayOptions: { show: { resumeWaitingRuns: [true] } },
 			},
 			{
 				displayName: 'Options',
@@ -258,6 +296,7 @@ export class BusinessMessagingTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		try {
+			if (isWaitsRequest(this)) return await handleWaitsRequest(this, await receivedBytes(this));
 			return await handleDelivery.call(this);
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.

@@ -1,0 +1,177 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { phoneKey, type WaitRegistration } from '../../shared/conversation';
+
+/**
+ * The runs waiting for a chat reply, kept by the trigger that has Resume Waiting Runs on, in its
+ * workflow's static data: the one place every n8n process (queue mode too) reaches from a webhook.
+ *
+ * n8n loads static data afresh for every request and saves the whole of it afterwards, last write
+ * winning. So a request that loaded before a registration was saved, and saves after it, would drop
+ * the registration. Two rules keep it:
+ * 1. every request of this trigger writes back what it loaded plus the registrations this process
+ *    received in the last PROTECT_MS, unless the loaded copy marks them done;
+ * 2. a wait is never removed by a reply: it is marked done (kept DONE_KEEP_MS, so rule 1 does not bring
+ *    it back), and removed when its limit has passed.
+ * The asking node checks after a pause that its registration is in the saved copy (endpoint.ts).
+ */
+
+/** How long a process puts a registration it received back into every save: longer than any request takes. */
+export const PROTECT_MS = 10 * 60_000;
+/** How long a done wait is kept as done, so no process's rule 1 brings it back. */
+const DONE_KEEP_MS = PROTECT_MS;
+/** A wait is dropped this long after its limit (n8n ends the run at the limit, give or take a minute). */
+const GRACE_MS = 10 * 60_000;
+/** Most waits kept; the oldest questions are dropped first. Each costs about 200 bytes of static data. */
+export const MAX_WAITS = 1000;
+
+const FIELD = 'replyWaits';
+
+/** One wait as stored: [customer digits, sender digits or '', resume URL, until ms or 0, asked at ms, done at ms or 0]. */
+type Stored = [string, string, string, number, number, number];
+
+export interface Wait {
+	id: string;
+	customer: string;
+	sender: string;
+	resumeUrl: string;
+	until: number;
+	askedAt: number;
+	done: number;
+}
+
+function parse(store: IDataObject): Map<string, Wait> {
+	const waits = new Map<string, Wait>();
+	const raw = store[FIELD];
+	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return waits;
+	for (const [id, value] of Object.entries(raw)) {
+		if (!Array.isArray(value) || value.length !== 6) continue;
+		const [customer, sender, resumeUrl, until, askedAt, done] = value as Stored;
+		if (typeof customer !== 'string' || typeof resumeUrl !== 'string') continue;
+		waits.set(id, { id, customer, sender: String(sender ?? ''), resumeUrl, until: Number(until) || 0, askedAt: Number(askedAt) || 0, done: Number(done) || 0 });
+	}
+	return waits;
+}
+
+function serialize(waits: Map<string, Wait>): IDataObject {
+	const out: IDataObject = {};
+	for (const w of waits.values()) out[w.id] = [w.customer, w.sender, w.resumeUrl, w.until, w.askedAt, w.done];
+	return out;
+}
+
+function expired(wait: Wait, nowMs: number): boolean {
+	if (wait.done) return nowMs - wait.done > DONE_KEEP_MS;
+	return wait.until > 0 && nowMs > wait.until + GRACE_MS;
+}
+
+/** Registrations this process received, per trigger (`workflowId/nodeId`), each with when to stop putting it back. */
+const received = new Map<string, Map<string, { wait: Wait; keepUntil: number }>>();
+
+/** Forgets what this process received, as a restart does (tests). */
+export function forgetReceivedWaits(): void {
+	received.clear();
+}
+
+function receivedBy(scope: string) {
+	let waits = received.get(scope);
+	if (!waits) received.set(scope, (waits = new Map()));
+	return waits;
+}
+
+/** The waits of one request: the loaded copy, what this process received, and the write back. */
+export class Waits {
+	private readonly waits: Map<string, Wait>;
+	private changed = false;
+
+	constructor(
+		private readonly scope: string,
+		private readonly store: IDataObject,
+		private readonly nowMs: number,
+	) {
+		this.waits = parse(store);
+	}
+
+	/** Whether the copy n8n loaded for this request (the saved one) holds the wait. */
+	saved(id: string): boolean {
+		return this.waits.has(id);
+	}
+
+	register(registration: WaitRegistration): void {
+		const wait: Wait = {
+			id: registration.id,
+			customer: phoneKey(registration.customer),
+			sender: phoneKey(registration.sender),
+			resumeUrl: registration.resumeUrl,
+			until: registration.until,
+			askedAt: registration.askedAt,
+			done: 0,
+		};
+		receivedBy(this.scope).set(wait.id, { wait, keepUntil: this.nowMs + PROTECT_MS });
+		if (!this.waits.has(wait.id)) {
+			this.waits.set(wait.id, wait);
+			this.changed = true;
+		}
+	}
+
+	/** Live waits for a reply from `from` to `to`, the newest question first. */
+	for(from: string, to: string): Wait[] {
+		this.mergeReceived();
+		const customer = phoneKey(from);
+		const sender = phoneKey(to);
+		return [...this.waits.values()]
+			.filter((w) => !w.done && !expired(w, this.nowMs) && w.customer === customer && (w.sender === '' || w.sender === sender))
+			.sort((a, b) => b.askedAt - a.askedAt);
+	}
+
+	/** The run took the reply, or no longer waits: the wait is done everywhere. */
+	done(id: string): void {
+		const wait = this.waits.get(id);
+		receivedBy(this.scope).delete(id);
+		if (wait && !wait.done) {
+			wait.done = this.nowMs;
+			this.changed = true;
+		}
+	}
+
+	/** Rule 1 and the pruning: hands n8n what it should save with this request (n8n saves a changed object). */
+	writeBack(): void {
+		this.mergeReceived();
+		for (const [id, wait] of this.waits) {
+			if (expired(wait, this.nowMs)) {
+				this.waits.delete(id);
+				this.changed = true;
+			}
+		}
+		if (this.waits.size > MAX_WAITS) {
+			const oldest = [...this.waits.values()].sort((a, b) => a.askedAt - b.askedAt).slice(0, this.waits.size - MAX_WAITS);
+			for (const wait of oldest) this.waits.delete(wait.id);
+			this.changed = true;
+		}
+		if (this.changed) this.store[FIELD] = serialize(this.waits);
+		this.changed = false;
+	}
+
+	private mergeReceived(): void {
+		const mine = received.get(this.scope);
+		if (!mine) return;
+		for (const [id, { wait, keepUntil }] of mine) {
+			if (this.nowMs > keepUntil) {
+				mine.delete(id);
+				continue;
+			}
+			const loaded = this.waits.get(id);
+			if (loaded?.done) {
+				mine.delete(id);
+			} else if (!loaded) {
+				this.waits.set(id, { ...wait });
+				this.changed = true;
+			}
+		}
+	}
+}
+
+/** Whether this static data holds any wait (so requests of a trigger without waits skip the rest). */
+export function holdsWaits(store: IDataObject, scope: string): boolean {
+	const raw = store[FIELD];
+	return (typeof raw === 'object' && raw !== null && Object.keys(raw).length > 0) || (received.get(scope)?.size ?? 0) > 0;
+}
