@@ -134,6 +134,7 @@ describe('the node on the canvas and in its panel', () => {
 
 	it.each([
 		['message', 'sendAndWait', 'Send a message and wait for the answer'],
+		['message', 'askAndWaitForReply', 'Ask a question and wait for the chat reply'],
 		['message', 'sendText', 'Send a text message'],
 		['template', 'get', 'Get a message template by ID'],
 		['order', 'update', 'Update the status or details of an order'],
@@ -144,7 +145,7 @@ describe('the node on the canvas and in its panel', () => {
 	it('every send operation reminds the user to check the credential’s Test Mode, without saying it is on', () => {
 		const notices = action.properties.filter((p) => p.type === 'notice' && /Test Mode/.test(p.displayName));
 		expect(notices).toHaveLength(1);
-		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] });
+		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait', 'askAndWaitForReply'] });
 		expect(notices[0].displayName).toMatch(/check it/);
 		expect(notices[0].displayName).not.toMatch(/Test Mode is on/i);
 	});

@@ -47,6 +47,11 @@ export interface SendAndWaitOperation {
 	description: INodeProperties[];
 	executeAll: (run: RunState) => Promise<INodeExecutionData[][]>;
 	webhook: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+	/**
+	 * Whether the execution a webhook request resumes waits at this node for this operation (what the
+	 * node kept when it asked). The operation without it takes every other request (the answer link).
+	 */
+	waitsHere?: (ctx: IWebhookFunctions) => boolean;
 }
 
 export type Operation = RequestOperation | SendOperation | SendAndWaitOperation;

@@ -105,15 +105,19 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 }
 
 /**
- * The node's webhook: the answer link of the one operation that waits for an answer (Send and Wait for
- * Response). Not looked up by the node's own Operation: as before, any answer link that reaches this
- * node type is answered by it (n8n's human-review tool resumes through it too), and the link itself says
- * which question it answers (helpers/waitingQuestion.ts).
+ * The node's webhook: the resume address of the operation the execution waits for. Ask and Wait for
+ * Chat Reply says so from what it kept when it asked; every other request goes to Send and Wait for
+ * Response's answer link, as before: not looked up by the node's own Operation, since any answer link
+ * that reaches this node type is answered by it (n8n's human-review tool resumes through it too), and
+ * the link itself says which question it answers (helpers/waitingQuestion.ts).
  */
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	return await waitingOperation.webhook.call(this);
+	const waiting = waitingOperations.find((operation) => operation.waitsHere?.(this)) ?? answerLinkOperation;
+	return await waiting.webhook.call(this);
 }
 
-const waitingOperation = Object.values(operationsByResource)
+const waitingOperations = Object.values(operationsByResource)
 	.flatMap((byName) => Object.values(byName))
-	.find((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait')!;
+	.filter((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait');
+
+const answerLinkOperation = waitingOperations.find((operation) => !operation.waitsHere)!;

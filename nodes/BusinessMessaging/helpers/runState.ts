@@ -1,12 +1,12 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { type Gate, newGate } from './pacing';
 
 /**
  * What one execution of the node shares between its items, created by the router for each execution
- * (and by listSearch and resourceMapping for theirs). It ends with the execution: nothing here outlives it.
+ * (and by listSearch, resourceMapping and a waiting node's webhook for theirs). It ends with the execution: nothing here outlives it.
  */
-export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions = IExecuteFunctions> {
+export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions = IExecuteFunctions> {
 	/**
 	 * The credential, read once: n8n loads and decrypts it on every `getCredentials` call, which cost more
 	 * than the request itself against a nearby service. Unset again when the read fails, so the next item

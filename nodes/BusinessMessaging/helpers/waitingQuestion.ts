@@ -2,6 +2,7 @@ import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import type { Question } from './answerPage';
+import { keepInContext, readFromContext } from './nodeContext';
 
 /**
  * What a Send and Wait node asked, kept in the waiting execution (the node's context, saved with the
@@ -46,20 +47,8 @@ export function askQuestion(ctx: IExecuteFunctions, phone: string, question: Que
 	const link = ctx.getSignedResumeUrl({ [KEY_PARAM]: key });
 	(ctx as IExecuteFunctions & { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const waiting: WaitingQuestion = { key, query: sortedQuery(new URL(link).searchParams), phone, question };
-	ctx.getContext('node')[CONTEXT_FIELD] = JSON.stringify(waiting);
+	keepInContext(ctx, CONTEXT_FIELD, waiting);
 	return link;
-}
-
-/** The question the execution waits for, read back through n8n's expression for this node's context. */
-function waitingQuestion(ctx: IWebhookFunctions): WaitingQuestion | undefined {
-	// Braces escaped so that a node name holding `}}` cannot end the expression early.
-	const quoted = (text: string) => JSON.stringify(text).replace(/[{}]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
-	try {
-		const raw = ctx.evaluateExpression(`{{ $node[${quoted(ctx.getNode().name)}].context[${quoted(CONTEXT_FIELD)}] }}`);
-		return typeof raw === 'string' && raw ? (JSON.parse(raw) as WaitingQuestion) : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 export type LinkCheck = { ok: true; waiting: WaitingQuestion } | { ok: false; status: 401 | 410 };
@@ -69,7 +58,7 @@ export type LinkCheck = { ok: true; waiting: WaitingQuestion } | { ok: false; st
  * link whose query differs from the one n8n signed (signature removed or changed, `to` or anything added).
  */
 export function checkLink(ctx: IWebhookFunctions): LinkCheck {
-	const waiting = waitingQuestion(ctx);
+	const waiting = readFromContext<WaitingQuestion>(ctx, CONTEXT_FIELD);
 	const req = ctx.getRequestObject();
 	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://link').searchParams;
 	if (!waiting || !sameText(params.get(KEY_PARAM) ?? '', waiting.key)) return { ok: false, status: 410 };

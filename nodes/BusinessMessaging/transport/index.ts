@@ -5,6 +5,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
@@ -34,7 +35,7 @@ const MAX_ATTEMPTS = 4;
 const BACKOFF_MS = [500, 1000, 2000];
 const MAX_RETRY_AFTER_MS = 60_000;
 
-type Context = IExecuteFunctions | ILoadOptionsFunctions;
+type Context = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 
 /**
  * When the service answers 429, every request of the same node run waits until the back-off is over,
