@@ -1,0 +1,386 @@
+/**
+ * Message → Ask and Wait for Chat Reply in a real n8n, with the sandbox playing the customer: the
+ * question goes out, the customer's reply (a signed message.received the sandbox delivers to the
+ * trigger with Resume Waiting Runs on) resumes the asking run with the reply, and the trigger's own
+ * workflow does not start for it. What a user sees is read from the executions n8n saved.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
+import type { Delivery } from '../../../tools/n8n/sandbox';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
+import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../sandbox/seed';
+import { SANDBOX_SENDER_PHONE } from '../../sandbox/webhooks';
+import { signWebhookBody } from '../../../credentials/webhookSignature';
+import { assert, assertEqual, type Check } from '../lib/report';
+
+export const ASK_NODE = 'Ask';
+/** The node after the asking node: its start is the resumed run's first node (the benchmark reads it). */
+export const AFTER_NODE = 'After';
+export const CONVERSATION_TRIGGER_HOOK = webhookIdFor('e2e-conversations');
+const TRIGGER_NODE = 'Business Messaging Trigger';
+const MESSAGE_NODE = 'Message';
+
+/** The trigger that resumes waiting runs: one per n8n, every event, each message reaching `Message`. */
+export function conversationTriggerWorkflow(credential: CredentialRef, webhookId = CONVERSATION_TRIGGER_HOOK, alsoStartForReplies = false): Workflow {
+	return chain('e2eConvTrigger', 'E2E: conversations trigger (Resume Waiting Runs)', [
+		node(TRIGGER_NODE, TRIGGER_TYPE, 2, { events: ['*'], resumeWaitingRuns: true, alsoStartForReplies, options: {} }, {
+			credentials: { [CREDENTIAL_TYPE]: credential },
+			webhookId,
+		}),
+		node(MESSAGE_NODE, 'n8n-nodes-base.noOp', 1, {}),
+	]);
+}
+
+/**
+ * Webhook (answers at once) → Ask → After. The question goes to `body.phone` of the request that
+ * starts it; `parameters` are the asking node's.
+ */
+export function askWorkflow(credential: CredentialRef, key: string, parameters: Record<string, unknown>): Workflow {
+	return chain(`e2eAsk${key}`, `E2E: ask and wait for chat reply (${key})`, [
+		webhookTrigger(`e2e-ask-${key.toLowerCase()}`, 'Run', 'onReceived'),
+		action(ASK_NODE, credential, {
+			resource: 'message',
+			operation: 'askAndWaitForReply',
+			phoneNumberId: '',
+			phone: '={{ $json.body.phone }}',
+			textSource: 'text',
+			text: '=Question for {{ $json.body.phone }} ({{ $json.body.tag }})',
+			...parameters,
+		}),
+		node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
+	]);
+}
+
+/** Ask, then ask again (the second with a short limit): a chained question that gets no reply. */
+function chainedWorkflow(credential: CredentialRef): Workflow {
+	const first = action(ASK_NODE, credential, { resource: 'message', operation: 'askAndWaitForReply', phoneNumberId: '', phone: '={{ $json.body.phone }}', textSource: 'text', text: 'First question' });
+	const second = action('Ask Again', credential, {
+		resource: 'message',
+		operation: 'askAndWaitForReply',
+		phoneNumberId: '',
+		phone: "={{ $('Run').item.json.body.phone }}",
+		textSource: 'text',
+		text: 'Second question',
+		options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '={{ $now.plus({ seconds: 3 }).toISO() }}' } } },
+	});
+	return chain('e2eAskChained', 'E2E: ask and wait for chat reply (Chained)', [webhookTrigger('e2e-ask-chained', 'Run', 'onReceived'), first, second, node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {})]);
+}
+
+const limit = (seconds: number) => ({ limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: `={{ $now.plus({ seconds: ${seconds} }).toISO() }}` } } });
+
+export function conversationWorkflows(credential: CredentialRef): Workflow[] {
+	return [
+		conversationTriggerWorkflow(credential),
+		askWorkflow(credential, 'Any', {}),
+		askWorkflow(credential, 'Timeout', { options: limit(3) }),
+		askWorkflow(credential, 'Sender', { senderPhone: SANDBOX_SENDER_PHONE }),
+		askWorkflow(credential, 'Template', {
+			textSource: 'template',
+			templateId: { __rl: true, mode: 'id', value: String(ORDER_CONFIRMATION_TEMPLATE_ID) },
+			placeholderValues: { mappingMode: 'defineBelow', value: { 'Body {{1}}': '={{ $json.body.tag }}' } },
+			onUnexpectedReply: 'keepWaiting',
+			reaskText: 'Please reply YES or NO',
+		}),
+		chainedWorkflow(credential),
+	];
+}
+
+export interface Question {
+	workflow: Workflow;
+	executionId: string;
+	phone: string;
+	/** The question's text as the sandbox received it. */
+	text: string;
+}
+
+function byKey(stack: Stack, key: string): Workflow {
+	return stack.workflows.find((w) => w.name === `E2E: ask and wait for chat reply (${key})`)!;
+}
+
+/** A phone number of its own for each question, so checks never answer each other's. */
+export function newCustomer(): string {
+	return `+1555${String(1_000_000 + (randomBytes(3).readUIntBE(0, 3) % 9_000_000))}`;
+}
+
+async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
+	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
+	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
+}
+
+/** Starts `workflow` for `phone` and waits until its run waits for the reply; the question the sandbox got. */
+export async function askCustomer(stack: Stack, workflow: Workflow, phone: string, tag = 'ORD-1'): Promise<Question> {
+	const { n8n, sandbox } = stack;
+	const since = await sandbox.mark();
+	const path = String(workflow.nodes[0].parameters.path);
+	const status = await waitFor(
+		`the webhook of ${workflow.name}`,
+		async () => {
+			const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST', body: JSON.stringify({ phone, tag }), headers: { 'Content-Type': 'application/json' } });
+			await res.text();
+			return res.status === 404 ? undefined : res.status;
+		},
+		30_000,
+		500,
+	);
+	assertEqual(status, 200, 'starting the asking workflow');
+	const sent = await waitFor(
+		`the question to ${phone}`,
+		async () => (await sandbox.requests(since)).find((r) => r.path.endsWith('/w/message/text') && (r.json as { phone?: string })?.phone === phone),
+		60_000,
+		200,
+	);
+	const waiting = await waitFor(
+		`the run asking ${phone} to wait`,
+		async () => {
+			const list = await n8n.api<{ data: ExecutionSummary[] }>('GET', `/executions?workflowId=${workflow.id}&status=waiting&limit=50&includeData=true`);
+			return list.body.data?.find((e) => JSON.stringify(e.data?.resultData.runData.Run ?? '').includes(phone));
+		},
+		60_000,
+		300,
+	);
+	return { workflow, executionId: waiting.id, phone, text: String((sent.json as { body: string }).body) };
+}
+
+/** The run once it no longer waits or runs. */
+export async function settledRun(n8n: N8n, question: Question, timeoutMs = 120_000): Promise<ExecutionSummary> {
+	return await waitFor(
+		`execution ${question.executionId} to finish`,
+		async () => {
+			const e = await execution(n8n, question.workflow.id, question.executionId);
+			return e && !['running', 'new', 'waiting'].includes(e.status) && nodeOutput(e, AFTER_NODE).length > 0 ? e : undefined;
+		},
+		timeoutMs,
+		300,
+	);
+}
+
+/** The customer writes `body` (to the sandbox's sender number unless `to`); the delivery once settled. */
+export async function customerWrites(stack: Stack, from: string, body: string, to?: string, url?: string): Promise<Delivery> {
+	const id = await stack.sandbox.customerMessage({ from, body, to, url: url ?? `${stack.n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}` });
+	return await stack.sandbox.settled(id, 60_000);
+}
+
+async function status(n8n: N8n, question: Question): Promise<string | undefined> {
+	return (await execution(n8n, question.workflow.id, question.executionId))?.status;
+}
+
+/** Runs of the conversation trigger's workflow so far. */
+async function triggerRuns(n8n: N8n, stack: Stack): Promise<ExecutionSummary[]> {
+	const workflow = stack.workflows.find((w) => w.id === conversationTriggerWorkflow({ id: '', name: '' }).id)!;
+	return await n8n.executions(workflow.id, 250);
+}
+
+/** Messages that started the trigger's workflow, as `from: body`. */
+async function messagesSeenByTrigger(stack: Stack): Promise<string[]> {
+	return (await triggerRuns(stack.n8n, stack)).flatMap((e) => nodeOutput(e, MESSAGE_NODE)).map((j) => {
+		const data = (j.data ?? {}) as { from?: string; body?: string };
+		return `${data.from}: ${data.body}`;
+	});
+}
+
+/** The only item out of the asking node. */
+function askOutput(run: ExecutionSummary, nodeName = ASK_NODE): Record<string, unknown> {
+	const items = nodeOutput(run, nodeName);
+	assertEqual(items.length, 1, `items out of ${nodeName}`);
+	return items[0];
+}
+
+export function conversationChecks(stack: Stack): Check[] {
+	const { n8n, sandbox } = stack;
+	let timeout: Question | undefined;
+	return [
+		{
+			name: 'conversations: Limit Wait Time — the question goes out and the run waits for the chat reply',
+			fn: async () => {
+				timeout = await askCustomer(stack, byKey(stack, 'Timeout'), newCustomer());
+			},
+		},
+		{
+			name: 'conversations: a chat reply resumes the asking run with the reply (message_id, from, to, type, body, time, question, waited); the trigger’s workflow does not start for it',
+			fn: async () => {
+				const q = await askCustomer(stack, byKey(stack, 'Any'), newCustomer());
+				assertEqual(q.text, `Question for ${q.phone} (ORD-1)`, 'the question the customer got');
+				const seenBefore = await messagesSeenByTrigger(stack);
+				const d = await customerWrites(stack, q.phone, 'Tomorrow at 9 – ünïcödé ✓');
+				assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['delivered', 1, 200], 'the reply’s delivery');
+				const run = await settledRun(n8n, q);
+				assertEqual(run.status, 'success', 'status of the resumed run');
+				const out = askOutput(run);
+				const data = (JSON.parse(d.body) as { data: Record<string, unknown> }).data;
+				assertEqual(out.replied, true, 'replied');
+				assertEqual(out.answer, null, 'answer (any reply)');
+				assertEqual(out.reply, { message_id: data.message_id, conversation_id: data.conversation_id, from: q.phone, to: SANDBOX_SENDER_PHONE, type: 'text', body: 'Tomorrow at 9 – ünïcödé ✓', timestamp: data.timestamp }, 'reply');
+				const question = out.question as Record<string, unknown>;
+				assertEqual([question.to, question.body], [q.phone, q.text], 'question');
+				assert(typeof question.message_id === 'string' && question.message_id !== '', `question.message_id ${String(question.message_id)}`);
+				assert(typeof out.waitedSeconds === 'number' && out.waitedSeconds >= 0 && out.waitedSeconds < 120, `waitedSeconds ${String(out.waitedSeconds)}`);
+				assertEqual(nodeOutput(run, AFTER_NODE).length, 1, 'the node after the question ran');
+				assertEqual((await messagesSeenByTrigger(stack)).length, seenBefore.length, 'runs of the trigger’s workflow for the reply');
+			},
+		},
+		{
+			name: 'conversations: a message from another number, to another sender number, or a status update resumes nothing (the other messages start the trigger’s workflow as before)',
+			fn: async () => {
+				const q = await askCustomer(stack, byKey(stack, 'Sender'), newCustomer());
+				const stranger = newCustomer();
+				const fromOther = await customerWrites(stack, stranger, 'Hello from someone else');
+				const toOther = await customerWrites(stack, q.phone, 'Sent to your other number', '+15559990077');
+				const statusUpdate = await sandbox.settled(await sandbox.deliver({ event: 'message.status.updated', url: `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`, data: { message_id: 'wamid.x', status: 'read', timestamp: new Date().toISOString() } }), 60_000);
+				for (const d of [fromOther, toOther, statusUpdate]) assertEqual([d.state, d.attempts[0]?.status], ['delivered', 200], `delivery ${d.body.slice(0, 80)}`);
+				await waitFor('the trigger’s workflow to see both messages', async () => {
+					const seen = await messagesSeenByTrigger(stack);
+					return seen.includes(`${stranger}: Hello from someone else`) && seen.includes(`${q.phone}: Sent to your other number`) ? true : undefined;
+				}, 60_000, 500);
+				assertEqual(await status(n8n, q), 'waiting', 'the asking run after those messages');
+				await customerWrites(stack, q.phone, 'yes');
+				const run = await settledRun(n8n, q);
+				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'yes', 'the reply that resumed it');
+			},
+		},
+		{
+			name: 'conversations: two runs, two customers — each run gets its own customer’s reply',
+			fn: async () => {
+				const [a, b] = [await askCustomer(stack, byKey(stack, 'Any'), newCustomer(), 'A'), await askCustomer(stack, byKey(stack, 'Any'), newCustomer(), 'B')];
+				await Promise.all([customerWrites(stack, b.phone, 'I am B'), customerWrites(stack, a.phone, 'I am A')]);
+				const [runA, runB] = [await settledRun(n8n, a), await settledRun(n8n, b)];
+				assertEqual([(askOutput(runA).reply as Record<string, unknown>).body, (askOutput(runB).reply as Record<string, unknown>).body], ['I am A', 'I am B'], 'replies');
+			},
+		},
+		{
+			name: 'conversations: two runs waiting for the same customer — the newest question gets the reply, the older the next one',
+			fn: async () => {
+				const phone = newCustomer();
+				const older = await askCustomer(stack, byKey(stack, 'Any'), phone, 'older');
+				const newer = await askCustomer(stack, byKey(stack, 'Any'), phone, 'newer');
+				await customerWrites(stack, phone, 'first reply');
+				const runNewer = await settledRun(n8n, newer);
+				assertEqual((askOutput(runNewer).reply as Record<string, unknown>).body, 'first reply', 'the newest question’s reply');
+				assertEqual(await status(n8n, older), 'waiting', 'the older question after the first reply');
+				await customerWrites(stack, phone, 'second reply');
+				assertEqual((askOutput(await settledRun(n8n, older)).reply as Record<string, unknown>).body, 'second reply', 'the older question’s reply');
+			},
+		},
+		{
+			name: 'conversations: a repeated delivery of the same reply resumes nothing a second time and starts nothing',
+			fn: async () => {
+				const phone = newCustomer();
+				const q = await askCustomer(stack, byKey(stack, 'Any'), phone);
+				const next = await askCustomer(stack, byKey(stack, 'Any'), phone, 'next');
+				const first = await customerWrites(stack, phone, 'only once');
+				const runBefore = await settledRun(n8n, next);
+				const seenBefore = await messagesSeenByTrigger(stack);
+				// The service sends the same bytes again (a retry), with a fresh signature, twice.
+				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+				for (let i = 0; i < 2; i++) {
+					const again = await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: first.body }), 60_000);
+					assertEqual([again.state, again.attempts[0]?.status], ['delivered', 200], 'the repeated delivery');
+				}
+				await new Promise((resolve) => setTimeout(resolve, 2000));
+				assertEqual(await status(n8n, q), 'waiting', 'the older question after the repeats');
+				const runAfter = await execution(n8n, next.workflow.id, next.executionId);
+				assertEqual(JSON.stringify(runAfter?.data?.resultData.runData), JSON.stringify(runBefore.data?.resultData.runData), 'the resumed run, unchanged');
+				assertEqual((await messagesSeenByTrigger(stack)).length, seenBefore.length, 'runs of the trigger’s workflow for the repeats');
+			},
+		},
+		{
+			name: 'conversations: a template question with YES/NO quick replies — an unexpected reply asks again and keeps waiting; " yes! " resumes with answer YES',
+			fn: async () => {
+				const q = await askCustomer(stack, byKey(stack, 'Template'), newCustomer(), 'ORD-7');
+				assertEqual(q.text, 'Your order ORD-7 is ready: reply YES to confirm or NO to cancel.', 'the question from the template');
+				const since = await sandbox.mark();
+				await customerWrites(stack, q.phone, 'maybe?');
+				const reask = await waitFor('the re-ask', async () => (await sandbox.requests(since)).find((r) => r.path.endsWith('/w/message/text')), 30_000, 200);
+				assertEqual([(reask.json as { phone: string }).phone, (reask.json as { body: string }).body], [q.phone, 'Please reply YES or NO'], 'the re-ask');
+				assertEqual(await status(n8n, q), 'waiting', 'after an unexpected reply');
+				await customerWrites(stack, q.phone, ' yes! ');
+				const out = askOutput(await settledRun(n8n, q));
+				assertEqual([out.replied, out.answer, (out.reply as Record<string, unknown>).body], [true, 'YES', ' yes! '], 'replied, answer, body');
+			},
+		},
+		{
+			name: 'conversations: a forged, unsigned, tampered or stale reply, and a direct call of the resume address, resume nothing; the genuine reply then does',
+			fn: async () => await forgeries(stack, byKey(stack, 'Any')),
+		},
+		{
+			name: 'conversations: a chained question with no reply goes on with replied = false, never the earlier reply',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const q = await askCustomer(stack, stack.workflows.find((w) => w.name.endsWith('(Chained)'))!, newCustomer());
+				await customerWrites(stack, q.phone, 'answer to the first');
+				const run = await settledRun(n8n, q, 200_000);
+				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'answer to the first', 'first answer');
+				const second = askOutput(run, 'Ask Again');
+				assertEqual([second.replied, second.answer, second.reply], [false, null, null], 'the second question without a reply');
+			},
+		},
+		{
+			name: 'conversations: no reply by Limit Wait Time — the run goes on with replied = false; a reply after that resumes nothing',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(timeout, 'the timeout question was not asked');
+				const run = await settledRun(n8n, timeout, 200_000);
+				assertEqual(run.status, 'success', 'status');
+				const out = askOutput(run);
+				assertEqual([out.replied, out.answer, out.reply], [false, null, null], 'replied, answer, reply');
+				assertEqual((out.question as Record<string, unknown>).to, timeout.phone, 'question.to');
+				const late = await customerWrites(stack, timeout.phone, 'too late');
+				assertEqual(late.attempts[0]?.status, 200, 'the late reply’s delivery');
+				await waitFor('the late reply to start the trigger’s workflow', async () => ((await messagesSeenByTrigger(stack)).includes(`${timeout!.phone}: too late`) ? true : undefined), 60_000, 500);
+				assertEqual(nodeOutput((await execution(n8n, timeout.workflow.id, timeout.executionId))!, ASK_NODE).length, 1, 'items of the ended run');
+			},
+		},
+	];
+}
+
+/**
+ * What an attacker can send to a waiting run's resume address (it is in n8n's logs and in the execution
+ * data): a reply signed with another secret, none, a body changed after signing, a signature older than
+ * 300 s, another number's genuine reply, a reply older than the question. None may resume the run.
+ */
+async function forgeries(stack: Stack, workflow: Workflow): Promise<void> {
+	const { n8n, sandbox } = stack;
+	const secret = sandbox.credentials.webhookSecret;
+	const q = await askCustomer(stack, workflow, newCustomer());
+	const resumeUrl = await resumeAddress(stack, q);
+	const now = Math.floor(Date.now() / 1000);
+	const event = (body: string, extra: Record<string, unknown> = {}) =>
+		JSON.stringify({ event: 'message.received', timestamp: new Date().toISOString(), data: { message_id: `wamid.forged.${randomBytes(4).toString('hex')}`, conversation_id: 1, from: q.phone, to: SANDBOX_SENDER_PHONE, type: 'text', body, timestamp: new Date().toISOString(), ...extra } });
+	const signed = (body: string, ts = now, key = secret) => ({ 'x-service-webhook-signature': signWebhookBody(key, String(ts), body), 'x-service-webhook-timestamp': String(ts) });
+	const genuine = event('forged: tampered');
+	const cases: Array<[string, string, Record<string, string>]> = [
+		['no signature', event('forged: unsigned'), {}],
+		['signed with another secret', event('forged: other secret'), signed(event('x'), now, 'not-the-secret')],
+		['body changed after signing', genuine.replace('tampered', 'TAMPERED'), signed(genuine)],
+		['signature 301 s old', event('forged: stale'), signed(event('forged: stale'), now - 301)],
+		['from another number, genuinely signed', event('forged: other number', { from: '+15550009999' }), {}],
+		['written before the question, genuinely signed', event('forged: old message', { timestamp: new Date(Date.now() - 3_600_000).toISOString() }), {}],
+	];
+	const taken: string[] = [];
+	for (const [what, body, headers] of cases) {
+		const h = Object.keys(headers).length || what === 'no signature' ? headers : signed(body);
+		const res = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...h }, body });
+		const text = await res.text();
+		if (res.status === 200 || (await status(n8n, q)) !== 'waiting') taken.push(`${what}: ${res.status} ${text.slice(0, 120)}`);
+	}
+	// Through the trigger too: deliveries the trigger itself refuses.
+	const viaTrigger = await sandbox.settled(await sandbox.deliver({ event: 'message.received', url: `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`, signWith: 'not-the-webhook-secret', data: JSON.parse(event('forged via trigger')).data }), 60_000);
+	assertEqual([viaTrigger.state, viaTrigger.attempts[0]?.status], ['rejected', 401], 'a forged delivery to the trigger');
+	assertEqual(taken, [], 'forged replies that were taken');
+	assertEqual(await status(n8n, q), 'waiting', 'the run after the forgeries');
+	await customerWrites(stack, q.phone, 'the real reply');
+	assertEqual((askOutput(await settledRun(n8n, q)).reply as Record<string, unknown>).body, 'the real reply', 'the genuine reply');
+}
+
+/** The waiting run's resume address, as the trigger keeps it in its static data (an attacker may learn it). */
+export async function resumeAddress(stack: Stack, q: Question): Promise<string> {
+	const workflow = stack.workflows.find((w) => w.name.startsWith('E2E: conversations trigger'))!;
+	const res = await stack.n8n.api<{ staticData?: Record<string, Record<string, Record<string, unknown[]>>> }>('GET', `/workflows/${workflow.id}`);
+	const waits = Object.values(res.body.staticData ?? {}).flatMap((s) => Object.values(s.replyWaits ?? {}));
+	const found = waits.find((w) => String(w[2]).includes(`/${q.executionId}/`));
+	assert(found, `no wait of execution ${q.executionId} in the trigger’s static data: ${JSON.stringify(res.body.staticData)}`);
+	return String(found[2]);
+}
