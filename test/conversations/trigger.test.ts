@@ -173,6 +173,19 @@ describe('a customer’s reply', () => {
 		expect(standIn.resumes.filter((c) => c.method === 'POST')).toHaveLength(2);
 	});
 
+	test('the service’s retry of a reply a run took, whose first answer did not reach the service in time: answered 200, nothing handed over or started again', async () => {
+		// Allow Duplicate Deliveries: the duplicate store would otherwise answer the retry itself.
+		const trigger = harness({ options: { allowDuplicates: true } });
+		await register(trigger, wait('wait-0001'));
+		const text = messageBody(CUSTOMER, 'YES');
+		expect((await deliver(trigger, text)).body).toEqual({ received: true, resumedWaitingRun: true });
+		const retry = await deliver(trigger, text);
+		expect([retry.statusCode, retry.body, retry.workflowStarted]).toEqual([200, { received: true, resumedWaitingRun: true }, false]);
+		expect(standIn.resumes.filter((c) => c.method === 'POST')).toHaveLength(1);
+		// Another message of the customer is an ordinary message.
+		expect((await deliver(trigger, messageBody(CUSTOMER, 'thanks'))).workflowStarted).toBe(true);
+	});
+
 	test('a reply the run did not take (not an expected answer) starts the workflow, marked; Also Start This Workflow for Replies starts it for a taken one, marked', async () => {
 		const trigger = harness();
 		await register(trigger, wait('wait-0001'));

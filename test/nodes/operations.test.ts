@@ -8,12 +8,17 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { operationsByResource } from '../../nodes/BusinessMessaging/actions/router';
 import { runAction } from '../helpers/actionNode';
+import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import type { RunNodeInputItem } from '../helpers/engine';
 import { useSandbox } from '../helpers/useSandbox';
 import type { Sandbox } from '../sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
+// The Business Messaging Trigger the waiting operations register with (test/helpers/conversation.ts).
+let standIn: TriggerStandIn;
+beforeAll(async () => (standIn = await startTriggerStandIn()));
+afterAll(async () => await standIn.stop());
 
 const PHONE = '+4915112345678';
 const TEMPLATE = { __rl: true, mode: 'id', value: '1' };
@@ -21,6 +26,7 @@ const TEMPLATE = { __rl: true, mode: 'id', value: '1' };
 /** Parameters (and input) with which each operation reaches the service. */
 const samples: Record<string, { parameters: INodeParameters; input?: RunNodeInputItem[] }> = {
 	'contact.getAll': { parameters: { returnAll: true } },
+	'message.askAndWaitForReply': { parameters: { phone: PHONE, text: 'Confirm?' } },
 	'message.sendAndWait': { parameters: { phone: PHONE, message: 'Approve?' } },
 	'message.sendMedia': {
 		parameters: { phone: PHONE, mediaType: 'document', binaryPropertyName: 'data' },
@@ -46,7 +52,7 @@ test('every operation of the node has a sample here', () => {
 test.each(operations)('%s declares that it sends exactly when it posts a message', async (name, operation) => {
 	const [resource, operationName] = name.split('.');
 	const { parameters, input } = samples[name];
-	await runAction(sandbox, { resource, operation: operationName, ...parameters }, { input });
+	await runAction(sandbox, { resource, operation: operationName, ...parameters }, { input, n8nUrl: standIn.url });
 	const requests = sandbox.requests.map((request) => `${request.method} ${request.path}`);
 	expect(requests.length).toBeGreaterThan(0);
 	const postsMessage = requests.some((request) => request.startsWith('POST /w/message/'));

@@ -22,6 +22,7 @@ import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
 import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
+import { askRefusedInEditor, conversationUiWorkflows, OTHER_SECRET_CREDENTIAL } from './conversations';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
 
@@ -54,7 +55,8 @@ async function main(): Promise<number> {
 			dir,
 			owner: OWNER,
 			log: (line) => process.stdout.write(`# ${line}\n`),
-			workflows: ({ credential }) => [
+			extraCredentials: { [OTHER_SECRET_CREDENTIAL]: { webhookSecret: 'another-dashboard-secret' } },
+			workflows: ({ credential, extraCredentials }) => [
 				chain('uiSend', 'UI: send text', [
 					manualTrigger(),
 					action('Send Text', credential, { resource: 'message', operation: 'sendText', phone: '+4915112345678', text: 'Hello from the editor' }),
@@ -97,9 +99,10 @@ async function main(): Promise<number> {
 					action('Ask for Approval', credential, { resource: 'message', operation: 'sendAndWait', phone: '+4915112345678', message: 'Ship order #1042 today?' }),
 				]),
 				...answerPageWorkflows(credential),
+				...conversationUiWorkflows(credential, extraCredentials[OTHER_SECRET_CREDENTIAL]),
 			],
-			// Send Test Event runs on request through its Webhook node.
-			publish: (workflows) => [workflows[6].id],
+			// Send Test Event runs on request through its Webhook node; the trigger that resumes waiting runs.
+			publish: (workflows) => [workflows[6].id, ...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger')).map((w) => w.id)],
 			// The answer page's questions start through their Webhook nodes.
 			activate: (workflows) => workflows.filter((w) => w.name.includes('send and wait')).map((w) => w.id),
 		});
@@ -247,6 +250,15 @@ async function main(): Promise<number> {
 		await byTestId('execute-workflow-button').click();
 		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
+	});
+
+	const asking = named('UI: ask and wait for chat reply');
+	await run('Ask and Wait for Chat Reply whose trigger has another Webhook Secret: the panel says what to set up, nothing is sent', async () => {
+		await askRefusedInEditor(page, stack!, asking, 'The Business Messaging Trigger that resumes waiting runs uses another Webhook Secret', /need the same Webhook Secret .*Nothing was sent\./);
+	});
+	await run('Ask and Wait for Chat Reply with no active trigger resuming waiting runs: the panel says what to set up and where, nothing is sent', async () => {
+		await n8n.deactivate(named('E2E: conversations trigger (Resume Waiting Runs)').id);
+		await askRefusedInEditor(page, stack!, asking, 'No Business Messaging Trigger on this n8n resumes waiting runs', /turn on Resume Waiting Runs, and activate \(publish\) the workflow\. Nothing was sent\./);
 	});
 
 	await run('Send and Wait answer page on a phone: the question and who asks above the buttons; after Approve, what was approved', async () => {

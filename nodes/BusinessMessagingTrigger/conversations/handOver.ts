@@ -2,6 +2,7 @@ import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctio
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
 import type { ReplyOutcome } from '../../shared/conversation';
+import { deliveryKey } from '../deliveryStore';
 import { waitsScope } from './endpoint';
 import { type Wait, Waits } from './waits';
 
@@ -142,7 +143,10 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 		return { extra: {} };
 	}
 	const waits = new Waits(waitsScope(context), context.getWorkflowStaticData('node'), Date.now());
+	const by = deliveryKey(delivery.rawBody).slice(0, 16);
 	try {
+		// The service's retry of a reply a run took (its first answer did not reach the service in time).
+		if (waits.resumedBy(by)) return { answer: { webhookResponse: { received: true, resumedWaitingRun: true } } };
 		for (const wait of waits.for(data.from, data.to)) {
 			const attempt = await oneAtATime(wait.resumeUrl, async () => await handTo(context, wait, delivery.rawBody));
 			if (attempt.outcome === 'gone' || attempt.outcome === 'other') {
@@ -156,7 +160,7 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 				return { answer: { noWebhookResponse: true } };
 			}
 			if (attempt.outcome === 'waiting') return { extra: { replyKeptWaiting: true } };
-			waits.done(wait.id);
+			waits.done(wait.id, by);
 			if (context.getNodeParameter('alsoStartForReplies', false) === true) return { extra: { resumedWaitingRun: true } };
 			return { answer: { webhookResponse: { received: true, resumedWaitingRun: true } } };
 		}

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { phoneKey, type WaitRegistration } from '../../shared/conversation';
+import { REMEMBER_FOR_SECONDS } from '../deliveryStore';
 
 /**
  * The runs waiting for a chat reply, kept by the trigger that has Resume Waiting Runs on, in its
@@ -11,15 +12,16 @@ import { phoneKey, type WaitRegistration } from '../../shared/conversation';
  * the registration. Two rules keep it:
  * 1. every request of this trigger writes back what it loaded plus the registrations this process
  *    received in the last PROTECT_MS, unless the loaded copy marks them done;
- * 2. a wait is never removed by a reply: it is marked done (kept DONE_KEEP_MS, so rule 1 does not bring
- *    it back), and removed when its limit has passed.
+ * 2. a wait is never removed by a reply: it is marked done, with the delivery that resumed it (kept as
+ *    long as the service may retry that delivery, so rule 1 does not bring it back and a retry of the
+ *    reply is known as one), and removed when its limit has passed.
  * The asking node checks after a pause that its registration is in the saved copy (endpoint.ts).
  */
 
 /** How long a process puts a registration it received back into every save: longer than any request takes. */
 export const PROTECT_MS = 10 * 60_000;
-/** How long a done wait is kept as done, so no process's rule 1 brings it back. */
-const DONE_KEEP_MS = PROTECT_MS;
+/** How long a done wait is kept: longer than PROTECT_MS, and as long as the service may retry the reply. */
+const DONE_KEEP_MS = REMEMBER_FOR_SECONDS * 1000;
 /** A wait is dropped this long after its limit (n8n ends the run at the limit, give or take a minute). */
 const GRACE_MS = 10 * 60_000;
 /** Most waits kept; the oldest questions are dropped first. Each costs about 200 bytes of static data. */
@@ -27,8 +29,11 @@ export const MAX_WAITS = 1000;
 
 const FIELD = 'replyWaits';
 
-/** One wait as stored: [customer digits, sender digits or '', resume URL, until ms or 0, asked at ms, done at ms or 0]. */
-type Stored = [string, string, string, number, number, number];
+/**
+ * One wait as stored: [customer digits, sender digits or '', resume URL ('' once done), until ms or 0,
+ * asked at ms, done at ms or 0, the delivery that resumed it or ''].
+ */
+type Stored = [string, string, string, number, number, number, string];
 
 export interface Wait {
 	id: string;
@@ -38,6 +43,8 @@ export interface Wait {
 	until: number;
 	askedAt: number;
 	done: number;
+	/** The first 16 hex digits of the delivery key of the reply that resumed it. */
+	by: string;
 }
 
 function parse(store: IDataObject): Map<string, Wait> {
@@ -45,17 +52,17 @@ function parse(store: IDataObject): Map<string, Wait> {
 	const raw = store[FIELD];
 	if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return waits;
 	for (const [id, value] of Object.entries(raw)) {
-		if (!Array.isArray(value) || value.length !== 6) continue;
-		const [customer, sender, resumeUrl, until, askedAt, done] = value as Stored;
+		if (!Array.isArray(value) || value.length < 6) continue;
+		const [customer, sender, resumeUrl, until, askedAt, done, by] = value as Stored;
 		if (typeof customer !== 'string' || typeof resumeUrl !== 'string') continue;
-		waits.set(id, { id, customer, sender: String(sender ?? ''), resumeUrl, until: Number(until) || 0, askedAt: Number(askedAt) || 0, done: Number(done) || 0 });
+		waits.set(id, { id, customer, sender: String(sender ?? ''), resumeUrl, until: Number(until) || 0, askedAt: Number(askedAt) || 0, done: Number(done) || 0, by: String(by ?? '') });
 	}
 	return waits;
 }
 
 function serialize(waits: Map<string, Wait>): IDataObject {
 	const out: IDataObject = {};
-	for (const w of waits.values()) out[w.id] = [w.customer, w.sender, w.resumeUrl, w.until, w.askedAt, w.done];
+	for (const w of waits.values()) out[w.id] = [w.customer, w.sender, w.resumeUrl, w.until, w.askedAt, w.done, w.by];
 	return out;
 }
 
@@ -105,6 +112,7 @@ export class Waits {
 			until: registration.until,
 			askedAt: registration.askedAt,
 			done: 0,
+			by: '',
 		};
 		receivedBy(this.scope).set(wait.id, { wait, keepUntil: this.nowMs + PROTECT_MS });
 		if (!this.waits.has(wait.id)) {
@@ -123,14 +131,20 @@ export class Waits {
 			.sort((a, b) => b.askedAt - a.askedAt);
 	}
 
-	/** The run took the reply, or no longer waits: the wait is done everywhere. */
-	done(id: string): void {
+	/** The run took the reply (`by` names the delivery), or no longer waits: the wait is done everywhere. */
+	done(id: string, by = ''): void {
 		const wait = this.waits.get(id);
 		receivedBy(this.scope).delete(id);
 		if (wait && !wait.done) {
-			wait.done = this.nowMs;
+			Object.assign(wait, { done: this.nowMs, by, resumeUrl: '' });
 			this.changed = true;
 		}
+	}
+
+	/** Whether this delivery (`by`) already resumed a run: the service's retry of a reply n8n took. */
+	resumedBy(by: string): boolean {
+		this.mergeReceived();
+		return [...this.waits.values()].some((w) => w.done && w.by === by && !expired(w, this.nowMs));
 	}
 
 	/** Rule 1 and the pruning: hands n8n what it should save with this request (n8n saves a changed object). */

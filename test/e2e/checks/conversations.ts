@@ -6,12 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, n8nId, nodeOutput } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
-import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../sandbox/seed';
 import { SANDBOX_SENDER_PHONE } from '../../sandbox/webhooks';
 import { signWebhookBody } from '../../../credentials/webhookSignature';
@@ -24,15 +24,38 @@ export const CONVERSATION_TRIGGER_HOOK = webhookIdFor('e2e-conversations');
 const TRIGGER_NODE = 'Business Messaging Trigger';
 const MESSAGE_NODE = 'Message';
 
-/** The trigger that resumes waiting runs: one per n8n, every event, each message reaching `Message`. */
+/** The message that makes the trigger's own workflow ask its sender a question. */
+export const ASK_ME = 'ask me';
+const ASKED_IN_TRIGGER = 'Ask In Trigger Workflow';
+
+/**
+ * The trigger that resumes waiting runs (one per n8n), every event: a message "ask me" makes this
+ * workflow ask its sender a question itself; every other event reaches `Message`.
+ */
 export function conversationTriggerWorkflow(credential: CredentialRef, webhookId = CONVERSATION_TRIGGER_HOOK, alsoStartForReplies = false): Workflow {
-	return chain('e2eConvTrigger', 'E2E: conversations trigger (Resume Waiting Runs)', [
+	const isAskMe = node('Is Ask Me?', 'n8n-nodes-base.if', 2.2, {
+		conditions: {
+			options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
+			conditions: [{ id: 'c1', leftValue: '={{ $json.data.body }}', rightValue: ASK_ME, operator: { type: 'string', operation: 'equals' } }],
+			combinator: 'and',
+		},
+		options: {},
+	});
+	const askBack = action(ASKED_IN_TRIGGER, credential, { resource: 'message', operation: 'askAndWaitForReply', phoneNumberId: '', phone: '={{ $json.data.from }}', textSource: 'text', text: 'Which day suits you?' });
+	const after = node('After In Trigger Workflow', 'n8n-nodes-base.noOp', 1, {});
+	const message = node(MESSAGE_NODE, 'n8n-nodes-base.noOp', 1, {});
+	const wf = chain('e2eConvTrigger', 'E2E: conversations trigger (Resume Waiting Runs)', [
 		node(TRIGGER_NODE, TRIGGER_TYPE, 2, { events: ['*'], resumeWaitingRuns: true, alsoStartForReplies, options: {} }, {
 			credentials: { [CREDENTIAL_TYPE]: credential },
 			webhookId,
 		}),
-		node(MESSAGE_NODE, 'n8n-nodes-base.noOp', 1, {}),
+		isAskMe,
 	]);
+	wf.nodes.push(askBack, after, message);
+	const to = (name: string) => [{ node: name, type: 'main', index: 0 }];
+	wf.connections[isAskMe.name] = { main: [to(askBack.name), to(message.name)] };
+	wf.connections[askBack.name] = { main: [to(after.name)] };
+	return wf;
 }
 
 /**
@@ -111,15 +134,18 @@ async function execution(n8n: N8n, workflowId: string, id: string): Promise<Exec
 	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
 }
 
-/** Starts `workflow` for `phone` and waits until its run waits for the reply; the question the sandbox got. */
-export async function askCustomer(stack: Stack, workflow: Workflow, phone: string, tag = 'ORD-1'): Promise<Question> {
+/**
+ * Starts `workflow` for `phone` (through `via`, n8n's address by default) and waits until its run waits
+ * for the reply; the question the sandbox got.
+ */
+export async function askCustomer(stack: Stack, workflow: Workflow, phone: string, tag = 'ORD-1', via = stack.n8n.baseUrl): Promise<Question> {
 	const { n8n, sandbox } = stack;
 	const since = await sandbox.mark();
 	const path = String(workflow.nodes[0].parameters.path);
 	const status = await waitFor(
 		`the webhook of ${workflow.name}`,
 		async () => {
-			const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST', body: JSON.stringify({ phone, tag }), headers: { 'Content-Type': 'application/json' } });
+			const res = await fetch(`${via}/webhook/${path}`, { method: 'POST', body: JSON.stringify({ phone, tag }), headers: { 'Content-Type': 'application/json' } });
 			await res.text();
 			return res.status === 404 ? undefined : res.status;
 		},
@@ -133,16 +159,18 @@ export async function askCustomer(stack: Stack, workflow: Workflow, phone: strin
 		60_000,
 		200,
 	);
-	const waiting = await waitFor(
-		`the run asking ${phone} to wait`,
+	// The run is found through the trigger's record of its wait (n8n before 2.41 leaves waiting runs out of its list).
+	const executionId = await waitFor(
+		`the wait of the run asking ${phone}`,
 		async () => {
-			const list = await n8n.api<{ data: ExecutionSummary[] }>('GET', `/executions?workflowId=${workflow.id}&status=waiting&limit=50&includeData=true`);
-			return list.body.data?.find((e) => JSON.stringify(e.data?.resultData.runData.Run ?? '').includes(phone));
+			const waits = (await triggerWaits(stack)).filter((w) => w.customer === phone.replace(/\D/g, '')).sort((a, b) => b.askedAt - a.askedAt);
+			return waits[0] && /\/webhook-waiting\/([^/]+)\//.exec(waits[0].resumeUrl)?.[1];
 		},
-		60_000,
+		30_000,
 		300,
 	);
-	return { workflow, executionId: waiting.id, phone, text: String((sent.json as { body: string }).body) };
+	await waitFor(`execution ${executionId} to wait`, async () => ((await execution(n8n, workflow.id, executionId))?.status === 'waiting' ? true : undefined), 60_000, 300);
+	return { workflow, executionId, phone, text: String((sent.json as { body: string }).body) };
 }
 
 /** The run once it no longer waits or runs. */
@@ -183,7 +211,7 @@ async function messagesSeenByTrigger(stack: Stack): Promise<string[]> {
 }
 
 /** The only item out of the asking node. */
-function askOutput(run: ExecutionSummary, nodeName = ASK_NODE): Record<string, unknown> {
+export function askOutput(run: ExecutionSummary, nodeName = ASK_NODE): Record<string, unknown> {
 	const items = nodeOutput(run, nodeName);
 	assertEqual(items.length, 1, `items out of ${nodeName}`);
 	return items[0];
@@ -239,6 +267,25 @@ export function conversationChecks(stack: Stack): Check[] {
 				await customerWrites(stack, q.phone, 'yes');
 				const run = await settledRun(n8n, q);
 				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'yes', 'the reply that resumed it');
+			},
+		},
+		{
+			name: 'conversations: the trigger’s own workflow asks too: "ask me" starts it, it asks back, and the customer’s reply resumes that run (no second run of it)',
+			fn: async () => {
+				const phone = newCustomer();
+				const trigger = stack.workflows.find((w) => w.name.startsWith('E2E: conversations trigger'))!;
+				const before = (await triggerRuns(n8n, stack)).length;
+				await customerWrites(stack, phone, ASK_ME);
+				const sent = await waitFor('the question asked by the trigger’s workflow', async () => (await sandbox.messages()).find((m) => m.phone === phone), 60_000, 300);
+				assertEqual(sent.body, 'Which day suits you?', 'the question');
+				await waitFor('the asking run to wait', async () => ((await triggerWaits(stack)).some((w) => w.customer === phone.replace(/\D/g, '')) ? true : undefined), 30_000, 300);
+				await customerWrites(stack, phone, 'Tuesday');
+				const run = await waitFor('the trigger workflow’s run to finish', async () => {
+					const runs = await n8n.executions(trigger.id, 250);
+					return runs.find((e) => e.status === 'success' && nodeOutput(e, 'After In Trigger Workflow').length > 0 && JSON.stringify(e.data).includes(phone));
+				}, 120_000, 500);
+				assertEqual((askOutput(run, ASKED_IN_TRIGGER).reply as Record<string, unknown>).body, 'Tuesday', 'the reply in the run that asked');
+				assertEqual((await triggerRuns(n8n, stack)).length, before + 1, 'runs of the trigger’s workflow (the "ask me" one only)');
 			},
 		},
 		{
@@ -375,12 +422,182 @@ async function forgeries(stack: Stack, workflow: Workflow): Promise<void> {
 	assertEqual((askOutput(await settledRun(n8n, q)).reply as Record<string, unknown>).body, 'the real reply', 'the genuine reply');
 }
 
-/** The waiting run's resume address, as the trigger keeps it in its static data (an attacker may learn it). */
-export async function resumeAddress(stack: Stack, q: Question): Promise<string> {
+/** The waits the trigger keeps in its static data, as n8n saved it. */
+async function triggerWaits(stack: Stack): Promise<Array<{ customer: string; resumeUrl: string; askedAt: number }>> {
 	const workflow = stack.workflows.find((w) => w.name.startsWith('E2E: conversations trigger'))!;
-	const res = await stack.n8n.api<{ staticData?: Record<string, Record<string, Record<string, unknown[]>>> }>('GET', `/workflows/${workflow.id}`);
-	const waits = Object.values(res.body.staticData ?? {}).flatMap((s) => Object.values(s.replyWaits ?? {}));
-	const found = waits.find((w) => String(w[2]).includes(`/${q.executionId}/`));
-	assert(found, `no wait of execution ${q.executionId} in the trigger’s static data: ${JSON.stringify(res.body.staticData)}`);
-	return String(found[2]);
+	const res = await stack.n8n.api<{ staticData?: Record<string, { replyWaits?: Record<string, unknown[]> }> }>('GET', `/workflows/${workflow.id}`);
+	return Object.values(res.body.staticData ?? {})
+		.flatMap((s) => Object.values(s.replyWaits ?? {}))
+		.map((w) => ({ customer: String(w[0]), resumeUrl: String(w[2]), askedAt: Number(w[4]) }));
+}
+
+/** The waiting run's resume address, as the trigger keeps it (an attacker may learn it: it is in n8n's data). */
+export async function resumeAddress(stack: Stack, q: Question): Promise<string> {
+	const found = (await triggerWaits(stack)).find((w) => w.resumeUrl.includes(`/${q.executionId}/`));
+	assert(found, `no wait of execution ${q.executionId} in the trigger’s static data`);
+	return found.resumeUrl;
+}
+
+/** How many runs wait, and reply at the same moment, in each kill round. */
+const KILL_ROUND_RUNS = 4;
+
+/**
+ * n8n stopped (SIGTERM, as `docker stop`) or killed (SIGKILL to its process group, as the OOM killer or
+ * `docker kill`) right after it answered a customer's reply 2xx, with more replies under way; restarted
+ * on the same database while the sandbox retries what got no 2xx, as the service does. Every reply
+ * answered 2xx must be in its run (resumed with it; or, when the kill came while that run was running,
+ * kept in the run n8n then marks crashed), and a run that waited across both restarts still takes its reply.
+ */
+export function conversationRestartCheck(stack: Stack): Check {
+	return {
+		name: `conversations: replies answered 2xx just before SIGKILL, and before SIGTERM, are not lost (${KILL_ROUND_RUNS} replies at once per round); a run waiting across both restarts keeps its wait`,
+		timeoutMs: 900_000,
+		fn: async () => {
+			const { n8n, sandbox } = stack;
+			const any = byKey(stack, 'Any');
+			const survivor = await askCustomer(stack, any, newCustomer(), 'survivor');
+			const lost: string[] = [];
+			for (const kill of ['SIGKILL', 'SIGTERM'] as const) {
+				const questions: Question[] = [];
+				for (let i = 0; i < KILL_ROUND_RUNS; i++) questions.push(await askCustomer(stack, any, newCustomer(), `${kill}-${i}`));
+				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+				const ids = await Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url })));
+				// The kill follows the first 2xx at once.
+				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10);
+				const pid = n8n.pid!;
+				process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
+				await n8n.exited;
+				const acknowledged = (await Promise.all(ids.map((id) => sandbox.delivery(id)))).filter((d) => d.attempts.some((a) => a.status === 200));
+				await n8n.start();
+				// The sandbox retries the others (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after
+				// that (an attempt that timed out on a machine this busy) is sent again as the service's later
+				// retry would, rather than waiting its 6 (scaled) minutes.
+				const settled = await Promise.all(
+					ids.map(async (id) => {
+						const d = await sandbox.settled(id, 120_000).catch(async () => await sandbox.delivery(id));
+						return d.state === 'pending' ? await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000) : d;
+					}),
+				);
+				assertEqual(settled.map((d) => d.state), ids.map(() => 'delivered'), `${kill}: deliveries after the restart`);
+				for (const d of acknowledged) {
+					const q = questions.find((x) => d.body.includes(x.phone))!;
+					const messageId = String((JSON.parse(d.body) as { data: { message_id: string } }).data.message_id);
+					const run = await waitFor(`the run of ${q.phone} after ${kill}`, async () => {
+						const e = await execution(n8n, q.workflow.id, q.executionId);
+						return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+					}, 120_000, 500);
+					if (!JSON.stringify(run.data ?? {}).includes(messageId)) lost.push(`${kill}: ${q.phone}'s reply (answered 2xx) is not in its run (${run.status})`);
+				}
+				for (const q of questions) {
+					const run = await execution(n8n, q.workflow.id, q.executionId);
+					assert(run && run.status !== 'waiting', `${kill}: the run of ${q.phone} still waits after its reply was delivered`);
+				}
+			}
+			assertEqual(lost, [], 'replies answered 2xx but lost');
+			assertEqual(await status(n8n, survivor), 'waiting', 'the survivor after two restarts');
+			await customerWrites(stack, survivor.phone, 'after the restarts');
+			assertEqual((askOutput(await settledRun(n8n, survivor)).reply as Record<string, unknown>).body, 'after the restarts', 'the survivor’s reply');
+		},
+	};
+}
+
+export const ORDER_CONFIRMATION_EXAMPLE = 'order-confirmation.json';
+// Distinct within the 16 characters of an n8n id.
+const EXAMPLE_KEY = 'e2eOrderYesNo';
+const EXAMPLE_NO_REPLY_KEY = 'e2eOrderNoReply';
+
+/**
+ * The shipped example as a user imports it (only the credential picked), and a copy whose Limit Wait
+ * Time is 3 s instead of 24 hours (its own path), for the no-reply branch.
+ */
+export function orderConfirmationWorkflows(credential: CredentialRef): Workflow[] {
+	const shipped = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_KEY, { [CREDENTIAL_TYPE]: credential });
+	const short = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_NO_REPLY_KEY, { [CREDENTIAL_TYPE]: credential });
+	for (const n of short.nodes) {
+		if (n.type === 'n8n-nodes-base.webhook') Object.assign(n, { webhookId: webhookIdFor('e2e-order-no-reply'), parameters: { ...n.parameters, path: 'e2e-order-confirmation-no-reply' } });
+		if (n.name === 'Ask the Customer') n.parameters.options = limit(3);
+	}
+	return [shipped, short];
+}
+
+interface OrderQuestion extends Question {
+	orderNumber: string;
+}
+
+/** The shop posts an order to the example; the question the customer got and the run waiting for the reply. */
+async function newOrder(stack: Stack, key: string, orderId: number): Promise<OrderQuestion> {
+	const workflow = stack.workflows.find((w) => w.id === n8nId(key))!;
+	const phone = newCustomer();
+	const orderNumber = `ORD-${String(orderId).padStart(4, '0')}`;
+	const since = await stack.sandbox.mark();
+	const path = String(workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path);
+	const status = await waitFor(`the webhook of ${workflow.name}`, async () => {
+		const res = await fetch(`${stack.n8n.baseUrl}/webhook/${path}`, { method: 'POST', body: JSON.stringify({ order_id: orderId, order_number: orderNumber, phone }), headers: { 'Content-Type': 'application/json' } });
+		await res.text();
+		return res.status === 404 ? undefined : res.status;
+	}, 30_000, 500);
+	assertEqual(status, 200, 'posting the order');
+	const sent = await waitFor(`the question to ${phone}`, async () => (await stack.sandbox.requests(since)).find((r) => (r.json as { phone?: string })?.phone === phone), 60_000, 200);
+	const executionId = await waitFor(`the wait of ${phone}`, async () => /\/webhook-waiting\/([^/]+)\//.exec((await triggerWaits(stack)).find((w) => w.customer === phone.replace(/\D/g, ''))?.resumeUrl ?? '')?.[1], 30_000, 300);
+	await waitFor(`execution ${executionId} to wait`, async () => ((await execution(stack.n8n, workflow.id, executionId))?.status === 'waiting' ? true : undefined), 60_000, 300);
+	return { workflow, executionId, phone, text: String((sent.json as { body: string }).body), orderNumber };
+}
+
+/** The example's run once it ended, and the names of the nodes that ran. */
+async function exampleRun(n8n: N8n, q: Question): Promise<{ run: ExecutionSummary; ran: string[] }> {
+	const run = await waitFor(`execution ${q.executionId} to finish`, async () => {
+		const e = await execution(n8n, q.workflow.id, q.executionId);
+		return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+	}, 200_000, 500);
+	return { run, ran: Object.keys(run.data?.resultData.runData ?? {}).sort() };
+}
+
+const BRANCHES = ['Confirm the Order', 'Confirm Cancellation', 'No Reply: Tell the Customer'];
+
+export function orderConfirmationChecks(stack: Stack): Check[] {
+	const { n8n, sandbox } = stack;
+	let silent: OrderQuestion | undefined;
+	return [
+		{
+			name: 'example (order confirmation): no reply within the limit — the question goes out',
+			fn: async () => {
+				silent = await newOrder(stack, EXAMPLE_NO_REPLY_KEY, 16);
+			},
+		},
+		{
+			name: 'example (order confirmation): the customer gets the YES/NO template for the order; "yes" confirms the order at the service; "maybe" gets "Please reply YES or NO.", then "No" sends the cancellation',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const yes = await newOrder(stack, EXAMPLE_KEY, 11);
+				assertEqual(yes.text, `Your order ${yes.orderNumber} is ready: reply YES to confirm or NO to cancel.`, 'the question');
+				await customerWrites(stack, yes.phone, 'yes');
+				const confirmed = await exampleRun(n8n, yes);
+				assertEqual([confirmed.run.status, confirmed.ran.filter((n) => BRANCHES.includes(n))], ['success', ['Confirm the Order']], 'the YES run');
+				assertEqual((await sandbox.order(11)).status, 'accepted', 'order 11 at the service');
+
+				const no = await newOrder(stack, EXAMPLE_KEY, 21);
+				const since = await sandbox.mark();
+				await customerWrites(stack, no.phone, 'maybe');
+				const reask = await waitFor('the re-ask', async () => (await sandbox.requests(since)).find((r) => (r.json as { phone?: string })?.phone === no.phone), 30_000, 200);
+				assertEqual((reask.json as { body: string }).body, 'Please reply YES or NO.', 'the re-ask');
+				await customerWrites(stack, no.phone, 'No');
+				const cancelled = await exampleRun(n8n, no);
+				assertEqual([cancelled.run.status, cancelled.ran.filter((n) => BRANCHES.includes(n))], ['success', ['Confirm Cancellation']], 'the NO run');
+				const last = (await sandbox.messages()).filter((m) => m.phone === no.phone).at(-1);
+				assertEqual(last?.body, `Order ${no.orderNumber} is cancelled. Reply here if that was a mistake.`, 'the cancellation');
+				assertEqual((await sandbox.order(21)).status, 'pending', 'order 21 at the service');
+			},
+		},
+		{
+			name: 'example (order confirmation): no reply within the limit takes the no-reply branch',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(silent, 'the no-reply order was not asked');
+				const { run, ran } = await exampleRun(n8n, silent);
+				assertEqual([run.status, ran.filter((n) => BRANCHES.includes(n))], ['success', ['No Reply: Tell the Customer']], 'the no-reply run');
+				const last = (await sandbox.messages()).filter((m) => m.phone === silent!.phone).at(-1);
+				assertEqual(last?.body, `We did not hear back about order ${silent.orderNumber}, so we keep it on hold. Reply YES to confirm it.`, 'the message');
+			},
+		},
+	];
 }
