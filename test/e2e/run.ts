@@ -209,7 +209,7 @@ export async function e2eSuite(options: {
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
 		...chatChecks.slice(1, -1),
 		exampleChecks[1],
-		...(smoke ? [] : [conversationRestartCheck(stack)]),
+		...(smoke ? [] : [conversationRestartCheck(stack, (line) => process.stdout.write(`# ${prefix}${line}\n`))]),
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
 		exampleChecks[2],

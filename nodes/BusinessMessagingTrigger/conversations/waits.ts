@@ -35,13 +35,8 @@ const FIELD = 'replyWaits';
  */
 type Stored = [string, string, string, number, number, number, string];
 
-export interface Wait {
-	id: string;
-	customer: string;
-	sender: string;
-	resumeUrl: string;
-	until: number;
-	askedAt: number;
+/** A registration as kept: its phones as digits (`phoneKey`). */
+export interface Wait extends WaitRegistration {
 	done: number;
 	/** The first 16 hex digits of the delivery key of the reply that resumed it. */
 	by: string;

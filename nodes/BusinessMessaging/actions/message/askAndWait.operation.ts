@@ -33,6 +33,9 @@ import { limitWaitTimeOption, waitUntil } from './sendAndWait.operation';
 
 const show = (values: Record<string, string[]>) => ({ show: values });
 
+const ANY_REPLY = { name: 'Any Reply', value: 'any', description: 'The customer’s next message resumes the run' };
+const THESE_REPLIES = { name: 'These Replies', value: 'list', description: 'Only one of the replies listed below resumes the run' };
+
 const properties: INodeProperties[] = [
 	{
 		displayName:
@@ -79,10 +82,7 @@ const properties: INodeProperties[] = [
 		name: 'expectedReplies',
 		type: 'options',
 		default: 'any',
-		options: [
-			{ name: 'Any Reply', value: 'any', description: 'The customer’s next message resumes the run' },
-			{ name: 'These Replies', value: 'list', description: 'Only one of the replies listed below resumes the run' },
-		],
+		options: [ANY_REPLY, THESE_REPLIES],
 		displayOptions: show({ textSource: ['text'] }),
 	},
 	{
@@ -92,9 +92,9 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'buttons',
 		options: [
-			{ name: 'Any Reply', value: 'any', description: 'The customer’s next message resumes the run' },
+			ANY_REPLY,
 			{ name: 'The Template’s Quick-Reply Buttons', value: 'buttons', description: 'A reply with the text of one of the template’s buttons resumes the run' },
-			{ name: 'These Replies', value: 'list', description: 'Only one of the replies listed below resumes the run' },
+			THESE_REPLIES,
 		],
 		displayOptions: show({ textSource: ['template'] }),
 	},
