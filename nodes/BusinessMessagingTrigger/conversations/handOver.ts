@@ -15,9 +15,12 @@ import { type Wait, Waits } from './waits';
 
 export const REPLY_EVENT = 'message.received';
 
-/** The trigger's switch (a node parameter: its webhook registers only while it is on). */
+/**
+ * The trigger's switch, read as n8n reads it to register the waits webhook (endpoint.ts): the node's own
+ * parameter, `true` only. Read raw, not through getNodeParameter: this runs for every event of every trigger.
+ */
 export function resumesWaitingRuns(context: IWebhookFunctions): boolean {
-	return context.getNodeParameter('resumeWaitingRuns', false) === true;
+	return context.getNode().parameters.resumeWaitingRuns === true;
 }
 
 /**
