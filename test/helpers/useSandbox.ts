@@ -1,5 +1,5 @@
 /** One sandbox per test file: started before the file's tests, reset before each, stopped after. */
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../tools/sandbox';
 
 export function useSandbox(set: (sandbox: Sandbox) => void): void {
 	let started: Sandbox | undefined;

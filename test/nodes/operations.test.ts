@@ -10,7 +10,7 @@ import { operationsByResource } from '../../nodes/BusinessMessaging/actions/rout
 import { runAction } from '../helpers/actionNode';
 import type { RunNodeInputItem } from '../helpers/engine';
 import { useSandbox } from '../helpers/useSandbox';
-import type { Sandbox } from '../sandbox';
+import type { Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));

@@ -102,7 +102,7 @@ async function main(): Promise<number> {
 		},
 	});
 
-	say('building and packing; installing the scanner (test/e2e/tools) on first use');
+	say('building and packing; installing the scanner (tools/npm-tools) on first use');
 	await installTools();
 	const tarball = await buildAndPack(join(dir, 'pack'));
 	const unpacked = join(dir, 'unpacked');
