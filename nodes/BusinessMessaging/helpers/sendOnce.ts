@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { getCredential } from '../transport';
 import type { RunState } from './runState';
 import { planChain, PROCESSED } from './retryChain';
-import { announceTestMode, markTestMode, testModeOf } from './testMode';
+import type { TestMode } from './testMode';
 
 /** What a send operation is about to send, for recognising the same message again. */
 export interface OutgoingMessage {
@@ -15,7 +14,7 @@ export interface OutgoingMessage {
 	template?: IDataObject;
 }
 
-export type MessageOf = (run: RunState, itemIndex: number) => Promise<OutgoingMessage>;
+export type MessageOf = (itemIndex: number) => Promise<OutgoingMessage>;
 
 /** One place for the hash every key here is made from. */
 export function hashOf(text: string): string {
@@ -52,7 +51,8 @@ interface RepeatPlan {
 }
 
 export interface SendGuard {
-	send(itemIndex: number, send: () => Promise<IDataObject>): Promise<IDataObject>;
+	/** `send` unless the item's message went out already; it gets the message the guard recognised. */
+	send(itemIndex: number, send: (message: OutgoingMessage) => Promise<IDataObject>): Promise<IDataObject>;
 	/** Gives back the reserved keys of items that were not sent, so a later run or retry can send them. */
 	finish(): Promise<void>;
 }
@@ -69,10 +69,9 @@ export async function startSendGuard(
 	run: RunState,
 	itemCount: number,
 	messageOf: MessageOf,
+	testMode: TestMode,
 ): Promise<SendGuard> {
 	const ctx = run.ctx;
-	const testMode = testModeOf(ctx, await getCredential(run));
-	announceTestMode(ctx, testMode);
 	const runIndex = Number(ctx.getWorkflowDataProxy(0).$runIndex ?? 0);
 	const context = ctx.getContext('node');
 	const ledger = (context.sentMessages ??= {}) as Record<string, string>;
@@ -80,7 +79,7 @@ export async function startSendGuard(
 	const message = (itemIndex: number) => {
 		let found = messages.get(itemIndex);
 		if (!found) {
-			found = messageOf(run, itemIndex);
+			found = messageOf(itemIndex);
 			messages.set(itemIndex, found);
 		}
 		return found;
@@ -92,7 +91,7 @@ export async function startSendGuard(
 		const [earlierFingerprint, earlierId] = String(ledger[`${runIndex}:${itemIndex}`] ?? '').split(' ');
 		return earlierFingerprint === fingerprint ? earlierId : undefined;
 	};
-	const chain = testMode.mode === 'dryRun' ? undefined : await planChain(ctx, context, notInLedger);
+	const chain = testMode === 'dryRun' ? undefined : await planChain(ctx, context, notInLedger);
 	const plan =
 		windowMinutes > 0 ? await planRepeats(ctx, itemCount, message, windowMinutes * 60_000) : undefined;
 	const sent = new Set<number>();
@@ -123,13 +122,13 @@ export async function startSendGuard(
 			if (chain?.sentElsewhere.has(itemIndex)) return { phone: outgoing.phone, skipped: true, skipReason: SKIPPED_RETRY };
 			const repeat = plan?.skip.get(itemIndex);
 			if (repeat) return { phone: outgoing.phone, skipped: true, skipReason: repeat };
-			const result = await send();
-			if (testMode.mode === 'dryRun') return markTestMode(testMode, result, outgoing.phone);
+			const result = await send(outgoing);
+			if (testMode === 'dryRun') return result;
 			ledger[`${runIndex}:${itemIndex}`] = `${fingerprintOf(outgoing)} ${String(result.message_id ?? result.id ?? '')}`;
 			sent.add(itemIndex);
 			// A message to the test recipient does not count as sent to the real one.
-			if (testMode.mode === 'off') sentToRecipient.add(itemIndex);
-			return markTestMode(testMode, result, outgoing.phone);
+			if (testMode === 'off') sentToRecipient.add(itemIndex);
+			return result;
 		},
 		async finish() {
 			const unsent = (reserved: Map<number, string>, done: Set<number>) =>
