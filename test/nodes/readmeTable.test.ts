@@ -24,11 +24,12 @@ const onPlainNode = (property: INodeProperties) => !(property.displayOptions?.sh
 const labelOf = (property: INodeProperties) => property.typeOptions?.resourceMapper?.valuesLabel ?? property.displayName;
 
 /** Resource and operation by their names in the editor, with the operation's fields. */
-const offered = optionsOf(properties.find((p) => p.name === 'resource')!).flatMap((resource) => {
+const choicesOf = (property: INodeProperties) => (property.options ?? []) as INodePropertyOptions[];
+const offered = choicesOf(properties.find((p) => p.name === 'resource')!).flatMap((resource) => {
 	const operationField = properties.find((p) => p.name === 'operation' && onPlainNode(p) && shownFor(p, 'resource', String(resource.value)))!;
-	return optionsOf(operationField).map((operation) => ({
-		resource: (resource as INodePropertyOptions).name,
-		operation: (operation as INodePropertyOptions).name,
+	return choicesOf(operationField).map((operation) => ({
+		resource: resource.name,
+		operation: operation.name,
 		fields: properties.filter(
 			(p) =>
 				p.name !== 'resource' &&
@@ -36,7 +37,7 @@ const offered = optionsOf(properties.find((p) => p.name === 'resource')!).flatMa
 				p.type !== 'notice' &&
 				onPlainNode(p) &&
 				shownFor(p, 'resource', String(resource.value)) &&
-				shownFor(p, 'operation', String((operation as INodePropertyOptions).value)),
+				shownFor(p, 'operation', String(operation.value)),
 		),
 	}));
 });
