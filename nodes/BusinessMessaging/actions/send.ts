@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { checkAllowedRecipient, runsAsAgentTool } from '../helpers/agentLimits';
 import { multipartBody } from '../helpers/multipart';
 import { waitForSlot } from '../helpers/pacing';
-import { DEFAULT_PARALLEL_REQUESTS, groupBy, MAX_PARALLEL_REQUESTS, runInParallel } from '../helpers/parallel';
+import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS, runByRecipient } from '../helpers/parallel';
 import type { RunState } from '../helpers/runState';
 import { getSender } from '../helpers/sender';
 import { type OutgoingMessage, startSendGuard } from '../helpers/sendOnce';
@@ -86,10 +86,17 @@ export async function sendEach(run: RunState, operation: SendOperation, itemCoun
 		if (found.error) throw found.error;
 		return found.phone!;
 	};
-	const messageAt = async (itemIndex: number): Promise<OutgoingMessage> => ({
-		phone: recipientAt(itemIndex),
-		...(await operation.messageOf(run, itemIndex)),
-	});
+	const messages = new Map<number, Promise<OutgoingMessage>>();
+	const messageAt = (itemIndex: number): Promise<OutgoingMessage> => {
+		let found = messages.get(itemIndex);
+		if (!found) {
+			found = (async () => ({ phone: recipientAt(itemIndex), ...(await operation.messageOf(run, itemIndex)) }))();
+			messages.set(itemIndex, found);
+		}
+		return found;
+	};
+	// Read ahead while the lanes wait for the service; a failure is reported by the item's own send.
+	const prepare = (itemIndex: number) => void messageAt(itemIndex).catch(() => undefined);
 	const guard = await startSendGuard(run, itemCount, messageAt, rules.testMode.mode);
 	const sendItem = async (itemIndex: number) =>
 		await runItem(itemIndex, async () => {
@@ -108,7 +115,7 @@ export async function sendEach(run: RunState, operation: SendOperation, itemCoun
 		MAX_PARALLEL_REQUESTS,
 	);
 	try {
-		if (parallel > 1) return await runInParallel(groupBy(itemCount, recipientAt), parallel, sendItem);
+		if (parallel > 1) return await runByRecipient(itemCount, parallel, recipientAt, sendItem, prepare);
 		for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) await sendItem(itemIndex);
 		return undefined;
 	} finally {

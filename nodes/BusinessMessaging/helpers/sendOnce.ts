@@ -14,6 +14,7 @@ export interface OutgoingMessage {
 	template?: IDataObject;
 }
 
+/** The item's message; asked more than once per item, so the caller keeps each answer (actions/send.ts). */
 export type MessageOf = (itemIndex: number) => Promise<OutgoingMessage>;
 
 /** One place for the hash every key here is made from. */
@@ -75,15 +76,6 @@ export async function startSendGuard(
 	const runIndex = Number(ctx.getWorkflowDataProxy(0).$runIndex ?? 0);
 	const context = ctx.getContext('node');
 	const ledger = (context.sentMessages ??= {}) as Record<string, string>;
-	const messages = new Map<number, Promise<OutgoingMessage>>();
-	const message = (itemIndex: number) => {
-		let found = messages.get(itemIndex);
-		if (!found) {
-			found = messageOf(itemIndex);
-			messages.set(itemIndex, found);
-		}
-		return found;
-	};
 	const windowMinutes = Number(ctx.getNodeParameter('options.skipRepeatsWithin', 0, 0));
 	// 64 bits: it only has to tell this item's message from the same item's changed message.
 	const fingerprintOf = (outgoing: OutgoingMessage) => hashOf(`${outgoing.phone}\n${outgoing.content}`).slice(0, 16);
@@ -93,7 +85,7 @@ export async function startSendGuard(
 	};
 	const chain = testMode === 'dryRun' ? undefined : await planChain(ctx, context, notInLedger);
 	const plan =
-		windowMinutes > 0 ? await planRepeats(ctx, itemCount, message, windowMinutes * 60_000) : undefined;
+		windowMinutes > 0 ? await planRepeats(ctx, itemCount, messageOf, windowMinutes * 60_000) : undefined;
 	const sent = new Set<number>();
 	const sentToRecipient = new Set<number>();
 
@@ -103,7 +95,7 @@ export async function startSendGuard(
 		for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
 			let fingerprint: string;
 			try {
-				fingerprint = fingerprintOf(await message(itemIndex));
+				fingerprint = fingerprintOf(await messageOf(itemIndex));
 			} catch {
 				continue; // The item's own send reports the error.
 			}
@@ -114,7 +106,7 @@ export async function startSendGuard(
 
 	return {
 		async send(itemIndex, send) {
-			const outgoing = await message(itemIndex);
+			const outgoing = await messageOf(itemIndex);
 			const earlierId = earlierSend(itemIndex, fingerprintOf(outgoing));
 			if (earlierId !== undefined) {
 				return { phone: outgoing.phone, message_id: earlierId, skipped: true, skipReason: SKIPPED_RETRY };

@@ -5,6 +5,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	INodeCredentialsDetails,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
@@ -67,6 +68,13 @@ export async function getCredential(run: AnyConnection): Promise<ICredentialData
 		});
 	}
 	return await run.credentials;
+}
+
+/** The node's credential (id and name), read once per run: n8n's `getNode()` copies the whole node. */
+const references = new WeakMap<AnyConnection, INodeCredentialsDetails | undefined>();
+function credentialReference(run: AnyConnection): INodeCredentialsDetails | undefined {
+	if (!references.has(run)) references.set(run, run.ctx.getNode().credentials?.[CREDENTIAL_TYPE]);
+	return references.get(run);
 }
 
 export interface RequestOptions {
@@ -247,7 +255,7 @@ export async function request(
 	const { itemIndex, retry = method === 'GET' ? 'idempotent' : 'send', beforeAttempt } = options;
 	const ctx = run.ctx;
 	const credentials = await getCredential(run);
-	const reference = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+	const reference = credentialReference(run);
 	const prepared = requestOptions(ctx, credentials, method, path, options);
 	const timeoutMs = prepared.timeout!;
 	for (let attempt = 1; ; attempt++) {
