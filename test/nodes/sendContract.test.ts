@@ -5,16 +5,30 @@
  * Messages per Second. What counts is what reaches the sandbox: the recipient each message really got,
  * no message request at all in a dry run, and the messages of each second within the setting.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
 import { allOperations, sendSamples } from '../helpers/operationSamples';
 import { useSandbox } from '../helpers/useSandbox';
+import { SandboxProcess } from '../../tools/n8n/sandbox';
 import type { RecordedRequest, Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
+
+// For pacing, the service in its own process: it notes each arrival when it comes, whatever n8n's thread is doing.
+const serviceDir = mkdtempSync(join(tmpdir(), 'bm-contract-'));
+const service = new SandboxProcess(join(serviceDir, 'sandbox.log'));
+beforeAll(() => service.start(), 60_000);
+afterAll(async () => {
+	await service.stop();
+	rmSync(serviceDir, { recursive: true, force: true });
+});
 
 const CUSTOMER_A = '+4915100000001';
 const CUSTOMER_B = '+4915100000002';
@@ -30,11 +44,17 @@ const messageRequests = () => sandbox.requests.filter((request) => request.path.
 const reached = () => messageRequests().map(recipientOf).sort();
 
 /** Runs the operation for the given recipients (one item each; the send-and-wait kind takes one item). */
-async function send(name: string, recipients: string[], options: RunActionOptions = {}, extra: INodeParameters = {}): Promise<RunResult> {
+async function send(
+	name: string,
+	recipients: string[],
+	options: RunActionOptions = {},
+	extra: INodeParameters = {},
+	to: Pick<Sandbox, 'credentials'> = sandbox,
+): Promise<RunResult> {
 	const [resource, operation] = name.split('.');
 	const { parameters, item } = sendSamples[name];
 	return await runAction(
-		sandbox,
+		to,
 		{ resource, operation, ...parameters, ...extra },
 		{ ...options, input: recipients.map((to, n) => item(to, n)) },
 	);
@@ -87,9 +107,13 @@ describe.each(sendOperations)('%s', (name, { kind }) => {
 		test('Max Messages per Second: no second holds more messages than the setting', async () => {
 			const rate = 5;
 			const many = Array.from({ length: 8 }, (_, i) => `+49151000001${String(i).padStart(2, '0')}`);
-			const result = await send(name, many, {}, { options: { maxMessagesPerSecond: rate } });
+			const since = await service.mark();
+			const result = await send(name, many, {}, { options: { maxMessagesPerSecond: rate } }, service);
 			expect(result.error).toBeUndefined();
-			const arrivals = messageRequests().map((request) => Date.parse(request.receivedAt)).sort((a, b) => a - b);
+			const arrivals = (await service.requests(since))
+				.filter((request) => request.path.startsWith('/w/message/'))
+				.map((request) => Date.parse(request.receivedAt))
+				.sort((a, b) => a - b);
 			expect(arrivals).toHaveLength(many.length);
 			const mostInOneSecond = Math.max(...arrivals.map((at) => arrivals.filter((other) => other >= at && other - at < 1000).length));
 			// Requests leave the gate 1/rate apart; one may arrive a moment late and share a second with the next
