@@ -5,30 +5,19 @@
  * Messages per Second. What counts is what reaches the sandbox: the recipient each message really got,
  * no message request at all in a dry run, and the messages of each second within the setting.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
 import { allOperations, sendSamples } from '../helpers/operationSamples';
-import { useSandbox } from '../helpers/useSandbox';
-import { SandboxProcess } from '../../tools/n8n/sandbox';
+import { useSandbox, useSandboxProcess } from '../helpers/useSandbox';
 import type { RecordedRequest, Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
 
 // For pacing, the service in its own process: it notes each arrival when it comes, whatever n8n's thread is doing.
-const serviceDir = mkdtempSync(join(tmpdir(), 'bm-contract-'));
-const service = new SandboxProcess(join(serviceDir, 'sandbox.log'));
-beforeAll(() => service.start(), 60_000);
-afterAll(async () => {
-	await service.stop();
-	rmSync(serviceDir, { recursive: true, force: true });
-});
+const service = useSandboxProcess();
 
 const CUSTOMER_A = '+4915100000001';
 const CUSTOMER_B = '+4915100000002';
