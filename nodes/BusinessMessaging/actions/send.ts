@@ -96,7 +96,9 @@ export async function sendEach(run: RunState, operation: SendOperation, itemCoun
 		return found;
 	};
 	// Read ahead while the lanes wait for the service; a failure is reported by the item's own send.
-	const prepare = (itemIndex: number) => void messageAt(itemIndex).catch(() => undefined);
+	const prepare = async (itemIndex: number) => {
+		await messageAt(itemIndex).catch(() => undefined);
+	};
 	const guard = await startSendGuard(run, itemCount, messageAt, rules.testMode.mode);
 	const sendItem = async (itemIndex: number) =>
 		await runItem(itemIndex, async () => {

@@ -25,7 +25,7 @@ export async function runByRecipient(
 	parallel: number,
 	keyOf: (itemIndex: number) => string,
 	runItem: (itemIndex: number) => Promise<void>,
-	prepare: (itemIndex: number) => void = () => undefined,
+	prepare: (itemIndex: number) => Promise<void> = async () => undefined,
 ): Promise<Error | undefined> {
 	/** Items read but not started, by recipient; a recipient is here only while it has a lane or waits for one. */
 	const pending = new Map<string, number[]>();
@@ -68,7 +68,8 @@ export async function runByRecipient(
 		while (read < count && !firstError) {
 			await sleep(0);
 			const stepStart = Date.now();
-			while (read < count && Date.now() - stepStart < READ_AHEAD_STEP_MS) prepare(readNext());
+			// One item at a time, so reading ahead holds at most one item's work (a file being hashed) at once.
+			while (read < count && Date.now() - stepStart < READ_AHEAD_STEP_MS) await prepare(readNext());
 		}
 	};
 	const lanes = Array.from({ length: Math.max(1, Math.min(parallel, count)) }, lane);
