@@ -88,7 +88,7 @@ export interface PreparedQuestion {
  * the kind takes one item per execution. The pipeline (`sendAndWait` in actions/send.ts) refuses more,
  * checks Allowed Recipients, applies Test Mode (a dry run sends nothing and does not wait), paces, sends
  * `ask`'s request and puts the execution to wait until `waitUntil`. The answer comes back through the
- * node's webhook (`webhook`), or whatever resumes the execution. No send guard: a retried execution
+ * node's webhook (`webhook`), or whatever else resumes the execution. No send guard: a retried execution
  * needs a new question, since the earlier link answers an execution that failed.
  */
 export interface SendAndWaitOperation {
@@ -102,5 +102,9 @@ export interface SendAndWaitOperation {
 	 * goes: a wait for a reply from the recipient listens to that number.
 	 */
 	ask: (run: RunState, delivery: Delivery) => Promise<PreparedQuestion>;
-	webhook: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+	/**
+	 * The answer coming back through the node's own waiting webhook (Send and Wait for Response's link).
+	 * A wait that something else resumes (a reply in the chat, through the trigger) has none.
+	 */
+	webhook?: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
 }

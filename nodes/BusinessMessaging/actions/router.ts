@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as contact from './contact';
 import * as message from './message';
-import type { Operation, SendAndWaitOperation } from './operation';
+import type { Operation } from './operation';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
@@ -102,15 +102,16 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 }
 
 /**
- * The node's webhook: the answer link of the one operation that waits for an answer (Send and Wait for
- * Response). Not looked up by the node's own Operation: as before, any answer link that reaches this
+ * The node's webhook: the answer link of the send-and-wait operation that is answered through it (Send
+ * and Wait for Response). Not looked up by the node's own Operation: as before, any answer link that reaches this
  * node type is answered by it (n8n's human-review tool resumes through it too), and the link itself says
  * which question it answers (helpers/waitingQuestion.ts).
  */
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	return await waitingOperation.webhook.call(this);
+	return await answerLink.call(this);
 }
 
-const waitingOperation = Object.values(operationsByResource)
+const answerLink = Object.values(operationsByResource)
 	.flatMap((byName) => Object.values(byName))
-	.find((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait')!;
+	.map((operation) => (operation.kind === 'sendAndWait' ? operation.webhook : undefined))
+	.find((webhook) => webhook !== undefined)!;
