@@ -1,5 +1,6 @@
 import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from './credentialType';
 import { signRequest } from './signing';
 
 /** Shown under Base URL: what the bare connection error codes of the Test button mean. */
@@ -7,7 +8,7 @@ export const BASE_URL_CONNECTION_HINT =
 	'Test says ECONNREFUSED, ENOTFOUND or ETIMEDOUT? Nothing answered at this address: check the host name, the port, and https:// or http://.';
 
 export class BusinessMessagingApi implements ICredentialType {
-	name = 'businessMessagingApi';
+	name = CREDENTIAL_TYPE;
 
 	displayName = 'Business Messaging API';
 

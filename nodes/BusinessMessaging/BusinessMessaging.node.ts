@@ -10,15 +10,10 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import * as contact from './actions/contact';
-import * as message from './actions/message';
-import { WAITING_WEBHOOKS } from './actions/message/sendAndWait.operation';
-import * as order from './actions/order';
-import { routeWebhook, router } from './actions/router';
-import * as template from './actions/template';
-import * as webhook from './actions/webhook';
+import { operationFields, routeWebhook, router, WAITING_WEBHOOKS } from './actions/router';
 import { searchTemplates } from './methods/listSearch';
 import { getTemplatePlaceholders } from './methods/resourceMapping';
+import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 const properties: INodeProperties[] = [
 	{
@@ -35,11 +30,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'message',
 	},
-	...contact.description,
-	...message.description,
-	...order.description,
-	...template.description,
-	...webhook.description,
+	...operationFields,
 ];
 
 /**
@@ -72,7 +63,7 @@ export class BusinessMessaging implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'businessMessagingApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		// The answer link of Send and Wait for Response (n8n's waiting webhook).
 		webhooks: WAITING_WEBHOOKS,
 		waitingNodeTooltip: 'Waiting for the recipient to answer through the link in the message',

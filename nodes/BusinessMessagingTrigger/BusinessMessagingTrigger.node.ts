@@ -24,6 +24,7 @@ import {
 import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 import { webhookSecret } from './webhookSecret';
+import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
  * One POST endpoint. n8n answers an accepted event once it holds the run; the node answers the rest. There is no `webhookMethods`
@@ -187,7 +188,7 @@ export class BusinessMessagingTrigger implements INodeType {
 		defaults: { name: 'Business Messaging Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'businessMessagingApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
 		webhooks: WEBHOOKS,
 		properties: [
 			{

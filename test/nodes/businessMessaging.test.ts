@@ -11,7 +11,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, searchTemplates, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;

@@ -14,7 +14,7 @@ import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessagi
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
 import { headingAnchors } from '../helpers/markdown';
 import { runAction } from '../helpers/actionNode';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../tools/sandbox';
 
 const ROOT = join(__dirname, '../..');
 const NPM_PAGE = 'https://www.npmjs.com/package/n8n-nodes-business-messaging';

@@ -10,7 +10,7 @@ import { WAIT_INDEFINITELY } from 'n8n-workflow';
 import { type Question, questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
 import type { WaitingQuestion } from '../../nodes/BusinessMessaging/helpers/waitingQuestion';
 import { runAction } from '../helpers/actionNode';
-import { type Sandbox } from '../sandbox';
+import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;useSandbox((started) => (sandbox = started));

@@ -7,9 +7,9 @@ import { NodeHelpers, type IDataObject, type INode, type INodeParameters } from 
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { placeholdersOf, renderTemplate } from '../../nodes/BusinessMessaging/helpers/templates';
 import { ACTION_NODE_TYPE, runAction, searchTemplates, templatePlaceholderFields } from '../helpers/actionNode';
-import { type Sandbox, type Template } from '../sandbox';
+import { type Sandbox, type Template } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
-import { makeTemplate } from '../sandbox/seed';
+import { makeTemplate } from '../../tools/sandbox/seed';
 
 const template = (components: IDataObject[], status = 'APPROVED'): IDataObject => ({ id: 1, name: 'demo', status, components });
 

@@ -14,7 +14,7 @@ import type { Workflow } from '../../tools/n8n/workflow';
 import { TRIGGER_WEBHOOK_PATH } from '../../tools/n8n/workflows';
 import { byTestId, visibleLabels, WAIT } from './browser';
 
-/** A sandbox template with one body placeholder (test/sandbox/seed.ts: template 7). */
+/** A sandbox template with one body placeholder (tools/sandbox/seed.ts: template 7). */
 export const TEMPLATE_WITH_PLACEHOLDERS = 'order_update_0007';
 
 const canvasNode = (page: Page, name: string) => byTestId(page, 'canvas-node').filter({ hasText: name }).first();

@@ -1,5 +1,5 @@
 /** Sending that does not embarrass: n8n's Retry and Retry On Fail do not send twice, repeats are skipped. */
-import { makeTemplate, type Template } from '../../sandbox/seed';
+import { makeTemplate, type Template } from '../../../tools/sandbox/seed';
 import type { ExecutionSummary } from '../../../tools/n8n/n8n';
 import { nodeOutput } from '../../../tools/n8n/n8n';
 import { runThroughServer } from './actions';
