@@ -45,8 +45,8 @@ describe('a signed event', () => {
 		const outcome = await runWebhook(signedRequest(TEST_WEBHOOK_SECRET, body), {}, NOW_MS);
 		expect(outcome.threw).toBeUndefined();
 		expect(outcome.statusCode).toBe(200);
-		// The node answers itself, so n8n saves the remembered delivery before the run starts.
-		expect(outcome.body).toEqual({ received: true });
+		// n8n's answer once the execution exists (response mode hostedChat).
+		expect([outcome.answeredAfterRunQueued, outcome.body]).toEqual([true, { executionStarted: true, executionId: '1' }]);
 		expect(outcome.workflowStarted).toBe(true);
 		expect(outcome.items).toHaveLength(1);
 		const parsed = JSON.parse(body) as Record<string, unknown>;
