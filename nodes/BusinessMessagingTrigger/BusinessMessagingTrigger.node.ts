@@ -22,7 +22,7 @@ import {
 	verificationChallenge,
 	type EventEnvelope,
 } from './events';
-import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
+import { countRefusal, explain, isRefusalError, refusal, refusalError, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 import { webhookSecret } from './webhookSecret';
 
@@ -123,18 +123,13 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 
 	if (options.skipSignatureVerification !== true) {
 		const secret = await webhookSecret(this);
-		if (secret === '') {
-			// 503, not 401: the service retries 5xx answers for about 7 hours, so events sent before the
-			// user fills in the secret still arrive afterwards. A 401 would make it drop them for good.
-			return refuse(this, { status: 503, reason: 'webhook secret not configured' }, options);
-		}
+		if (secret === '') return refuse(this, refusal('webhook secret not configured'), options);
 		const check = verifySignature(secret, headers[SIGNATURE_HEADER], timestampHeader, rawBody, nowSeconds);
-		if (!check.valid) return refuse(this, { status: 401, reason: check.reason }, options);
+		if (!check.valid) return refuse(this, refusal(check.reason), options);
 	}
 
-	// 400 tells the service not to retry: resending the same body cannot fix it.
 	const problem = envelopeProblem(body);
-	if (problem !== undefined) return refuse(this, { status: 400, reason: problem }, options);
+	if (problem !== undefined) return refuse(this, refusal(problem), options);
 	const { event, timestamp, data } = body as unknown as EventEnvelope;
 
 	// Event names not in the list (added by the service later) are well-formed and signed: they start

@@ -146,9 +146,9 @@ describe('bad event data answers 400', () => {
 		['not JSON', 'event=message.received', 'text/plain'],
 		['a JSON array', '[1,2]', 'application/json'],
 		['a JSON string', '"message.received"', 'application/json'],
-		['missing event', JSON.stringify({ timestamp: 't', data: {} }), 'application/json'],
-		['missing timestamp', JSON.stringify({ event: 'message.received', data: {} }), 'application/json'],
-		['missing data', JSON.stringify({ event: 'message.received', timestamp: 't' }), 'application/json'],
+		['missing event field', JSON.stringify({ timestamp: 't', data: {} }), 'application/json'],
+		['missing timestamp field', JSON.stringify({ event: 'message.received', data: {} }), 'application/json'],
+		['missing data field', JSON.stringify({ event: 'message.received', timestamp: 't' }), 'application/json'],
 	])('%s', async (_name, body, contentType) => {
 		const outcome = await runWebhook(
 			signedRequest(TEST_WEBHOOK_SECRET, body, FIXED_NOW_SECONDS, contentType),
