@@ -61,12 +61,15 @@ function scopeOf(context: IWebhookFunctions): string {
 /**
  * Answers without starting the workflow. Every such answer is JSON with an explicit status code. n8n saves
  * the workflow's static data for these requests (and only these), so each hands the acknowledged
- * deliveries over to be saved: a restart then still knows them.
+ * deliveries over to be saved: a restart then still knows them. A 200 is left to n8n, which saves the
+ * static data before it answers (live-webhooks.js), so a sender answered 200 knows the hand-over is
+ * saved; n8n answers those with the webhook's status, 200, so other codes are written here.
  */
 function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
 	if (context.getMode() !== 'manual') {
 		handOverDeliveries(scopeOf(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
 	}
+	if (statusCode === 200) return { webhookResponse: body };
 	const response = context.getResponseObject();
 	if (!response.headersSent) response.status(statusCode).json(body);
 	return { noWebhookResponse: true };
