@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NodeOperationError } from 'n8n-workflow';
-import { REFUSAL_REASONS } from '../../nodes/BusinessMessagingTrigger/refusals';
+import { explain, REFUSAL_REASONS, refusal } from '../../nodes/BusinessMessagingTrigger/refusals';
 import { DEFAULT_CREDENTIALS, TriggerHarness, runWebhook, TEST_WEBHOOK_SECRET, type WebhookOutcome } from '../helpers/webhook';
 import { FIXED_NOW_SECONDS, eventBody, messageReceived, sign, signedRequest, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './requests';
 
@@ -59,8 +59,9 @@ describe('the refusal table', () => {
 		expect(TABLE.map((row) => row.reason)).toEqual(REFUSAL_REASONS);
 	});
 
-	it('gives each reason its own check', () => {
+	it('gives each reason its own check, in the table and in the trigger', () => {
 		expect(new Set(TABLE.map((row) => row.check)).size).toBe(TABLE.length);
+		expect(new Set(REFUSAL_REASONS.map((reason) => explain(refusal(reason)).check)).size).toBe(REFUSAL_REASONS.length);
 	});
 
 	it('says what the service does with each status, as the spec does', () => {
