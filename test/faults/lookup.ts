@@ -4,7 +4,7 @@
  */
 import { executionsSince } from '../../bench/lib/n8n-runs';
 import type { N8n } from '../../tools/n8n/n8n';
-import { sleep } from '../../tools/n8n/proc';
+import { sleep, waitFor } from '../../tools/n8n/proc';
 
 /** Executions are settled when their ids and statuses stay the same this long. */
 const QUIET_MS = 5_000;
@@ -13,8 +13,17 @@ const SETTLE_TIMEOUT_MS = 240_000;
 /** Events sent and looked up by the whole suite, by message id. */
 export const ledger = { sent: new Set<string>(), lookedUp: new Set<string>() };
 
+/**
+ * Waits until the public API answers: after a restart n8n before 2.x's later releases answers readiness
+ * (and webhooks) before its API routes exist, 404 until then.
+ */
+export async function publicApiUp(reader: N8n): Promise<void> {
+	await waitFor('the public API', async () => ((await reader.api('GET', '/executions?limit=1')).status === 200 ? true : undefined), 180_000, 500);
+}
+
 /** Waits until the workflow's executions after `afterId` stop changing. */
 export async function settled(reader: N8n, workflowId: string, afterId: number): Promise<void> {
+	await publicApiUp(reader);
 	const deadline = Date.now() + SETTLE_TIMEOUT_MS;
 	let last = '';
 	let stableSince = Date.now();
@@ -52,4 +61,17 @@ export async function lookUp(reader: N8n, workflowId: string, afterId: number, i
 	}
 	for (const id of ids) ledger.lookedUp.add(id);
 	return { runsOf, unattributed };
+}
+
+/** A CORS preflight answers 204 once the path is registered, and starts nothing (a probe POST would run the Webhook node). */
+export async function registered(url: string): Promise<void> {
+	await waitFor(
+		`${url} to be registered`,
+		async () => {
+			const res = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'http://faults.example.com', 'Access-Control-Request-Method': 'POST' } });
+			return res.status === 204 ? true : undefined;
+		},
+		60_000,
+		250,
+	);
 }

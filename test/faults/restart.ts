@@ -14,7 +14,7 @@ import { signWebhookBody } from '../e2e/checks/trigger';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
 import { chain } from '../../tools/n8n/workflow';
 import { triggerNode } from '../queue/workflows';
-import { ledger, lookUp } from './lookup';
+import { ledger, lookUp, publicApiUp, registered } from './lookup';
 import { type Kill, signal } from './burst';
 
 /** Events acknowledged per sequence before the stop. */
@@ -144,9 +144,11 @@ export async function runRestartSequences(
 	signal(n8n, kill);
 	await exited;
 	await n8n.start();
+	await publicApiUp(n8n);
 	log(`restart cases: ${kill} and restart done; re-sending ${runs.length * RESTART_EVENTS} events`);
 	const outcomes: RestartOutcome[] = [];
 	for (const run of runs) {
+		await registered(run.url);
 		let unanswered = 0;
 		for (const body of run.bodies) if ((await signedEvent(run.url, secret, body)).status !== 200) unanswered++;
 		const { runsOf } = await lookUp(n8n, run.workflowId, run.before, run.ids);

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
-import { formatElapsed, installCleanupHandlers, stopAll, waitFor } from '../../tools/n8n/proc';
+import { formatElapsed, installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { type Stack, startStack } from '../../tools/n8n/stack';
 import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
@@ -28,7 +28,7 @@ import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workf
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { triggerNode } from '../queue/workflows';
 import { burstAndKill, CONCURRENCY, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
-import { ledger, lookUp } from './lookup';
+import { ledger, lookUp, registered } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
 
@@ -108,19 +108,6 @@ function receivers(credential: CredentialRef): Receiver[] {
 	];
 }
 
-/** A CORS preflight answers 204 once the path is registered, and starts nothing (a probe POST would run the Webhook node). */
-async function waitForRegistered(url: string): Promise<void> {
-	await waitFor(
-		`${url} to be registered`,
-		async () => {
-			const res = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'http://faults.example.com', 'Access-Control-Request-Method': 'POST' } });
-			return res.status === 204 ? true : undefined;
-		},
-		60_000,
-		250,
-	);
-}
-
 function describe(f: Figures): string {
 	const parts = [
 		`${f.acknowledged} acknowledged before the restart`,
@@ -187,7 +174,7 @@ async function networkCases(report: Reporter, r: Running): Promise<void> {
 		const name = networkName(r.d, fault.name);
 		if (!selected(name)) continue;
 		try {
-			await waitForRegistered(url);
+			await registered(url);
 			const before = await latestExecutionId(r.stack.n8n, workflowId);
 			const tag = `${r.d.version}-${r.d.mode}-${i}-${Date.now()}`.replace(/\./g, '_');
 			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
@@ -241,7 +228,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 			if (!titlesFor(kill).includes(receiver.title) || !selected(name)) continue;
 			const workflow = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!;
 			try {
-				await waitForRegistered(`${r.target.baseUrl}${receiver.path}`);
+				await registered(`${r.target.baseUrl}${receiver.path}`);
 				const f = await burstAndKill({
 					target: r.target,
 					command: r.command,
