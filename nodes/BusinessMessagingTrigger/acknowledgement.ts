@@ -5,7 +5,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
  * Trigger) answers `{"executionStarted":true,"executionId":…}` right after `WorkflowRunner.run` has created
  * the execution (regular mode) or queued it (queue mode), on every supported version: 1.123, 2.3 and 2.41
  * (`handleHostedChatResponse` in n8n/dist/webhooks/webhook-helpers.js). `onReceived` answers before the run
- * exists up to n8n 2.7: a crash then loses events n8n had acknowledged (docs/trigger.md#what-a-2xx-means).
+ * exists up to n8n 2.7: a crash then loses events n8n had acknowledged (docs/trigger.md#what-a-200-means).
  * n8n's answer in this mode is sent outside the response callback that saves static data, so n8n saves none
  * for a request that starts a run (deliveryStore.ts hands the store over with the trigger's own answers).
  */

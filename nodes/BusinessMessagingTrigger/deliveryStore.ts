@@ -188,6 +188,8 @@ function writeAcknowledged(memory: ProcessMemory, store: IDataObject, nowSeconds
 	store[STORE_FIELD] = memory.packed;
 	delete store[LEGACY_FIELD];
 	delete store[HEX_FIELD];
+	// Once saved, the next request loads this string: nothing in it to learn.
+	memory.learnt = memory.packed;
 }
 
 /**
@@ -226,7 +228,8 @@ export type Claim = Claimed | { outcome: 'duplicate' } | { outcome: 'inFlight' }
  * copy n8n acknowledged in the last REMEMBER_FOR_SECONDS is a `duplicate`; a copy arriving while an
  * earlier one is being handed to n8n waits for n8n's answer to it (at most IN_FLIGHT_WAIT_MS), and takes
  * over if that answer was not 2xx (nothing acknowledged is lost, nothing runs twice). `store` is the
- * node's static data as n8n loaded it for this request; a duplicate hands the acknowledged keys to it.
+ * node's static data as n8n loaded it for this request: keys saved there (before a restart, or by another
+ * process) count as acknowledged. The trigger's answer to a duplicate hands the store over (handOverDeliveries).
  */
 export async function claimDelivery(scope: string, store: IDataObject, key: string, nowSeconds: number): Promise<Claim> {
 	const storedKey = storedKeyOf(key);
@@ -237,10 +240,7 @@ export async function claimDelivery(scope: string, store: IDataObject, key: stri
 	}
 	learnSaved(memory, store, nowSeconds);
 	for (;;) {
-		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) {
-			writeAcknowledged(memory, store, nowSeconds);
-			return { outcome: 'duplicate' };
-		}
+		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) return { outcome: 'duplicate' };
 		const inFlight = memory.inFlight.get(storedKey);
 		if (!inFlight) break;
 		const answered = await Promise.race([inFlight.then(() => true), sleep(IN_FLIGHT_WAIT_MS).then(() => false)]);
