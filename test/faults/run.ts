@@ -73,6 +73,8 @@ function caseNames(d: Deployment): string[] {
 const titlesFor = (kill: Kill): string[] => (kill === 'SIGKILL' ? Object.values(TITLES) : [TITLES.default]);
 
 const selected = (name: string) => !ONLY || ONLY.test(name);
+/** Whether the case `name` is one of `d`'s and chosen. */
+const chosenIn = (d: Deployment, name: string) => caseNames(d).includes(name) && selected(name);
 
 interface Receiver {
 	title: string;
@@ -172,7 +174,7 @@ async function networkCases(report: Reporter, r: Running): Promise<void> {
 	const url = `${r.target.baseUrl}${receiver.path}`;
 	for (const [i, fault] of NETWORK_FAULTS.entries()) {
 		const name = networkName(r.d, fault.name);
-		if (!selected(name)) continue;
+		if (!chosenIn(r.d, name)) continue;
 		try {
 			await registered(url);
 			const before = await latestExecutionId(r.stack.n8n, workflowId);
@@ -200,7 +202,7 @@ async function networkCases(report: Reporter, r: Running): Promise<void> {
 }
 
 async function restartCases(report: Reporter, r: Running): Promise<void> {
-	const sequences = RESTART_SEQUENCES.filter((s) => selected(restartName(r.d, s.name)));
+	const sequences = RESTART_SEQUENCES.filter((s) => chosenIn(r.d, restartName(r.d, s.name)));
 	if (sequences.length === 0) return;
 	try {
 		const workflowIdOf = (s: (typeof sequences)[number]) => r.stack.workflows.find((w) => w.name === restartWorkflow(s, r.stack.credential).name)!.id;
@@ -225,7 +227,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 		let reference: Figures | undefined;
 		for (const receiver of r.list) {
 			const name = burstName(r.d, kill, receiver.title);
-			if (!titlesFor(kill).includes(receiver.title) || !selected(name)) continue;
+			if (!chosenIn(r.d, name)) continue;
 			const workflow = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!;
 			try {
 				await registered(`${r.target.baseUrl}${receiver.path}`);
