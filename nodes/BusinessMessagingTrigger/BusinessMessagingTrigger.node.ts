@@ -9,7 +9,8 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { claimDelivery, deliveryKey } from './deliveryStore';
+import { ACKNOWLEDGE_ONCE_RUN_EXISTS, reportAnswer } from './acknowledgement';
+import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
 	ALL_EVENTS,
 	EVENT_TYPE_OPTIONS,
@@ -21,13 +22,13 @@ import {
 	verificationChallenge,
 	type EventEnvelope,
 } from './events';
-import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
+import { countRefusal, explain, isRefusalError, refusal, refusalError, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 import { webhookSecret } from './webhookSecret';
 import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
- * One POST endpoint. n8n answers an accepted event once it holds the run; the node answers the rest. There is no `webhookMethods`
+ * One POST endpoint. n8n answers an accepted event once the run exists (acknowledgement.ts); the node answers the rest. There is no `webhookMethods`
  * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
  * Production URL into the service's dashboard (see the notice in the node). Declared outside the
  * description because n8n's community lint asks any description listing webhooks inline for that
@@ -37,16 +38,10 @@ const WEBHOOKS: IWebhookDescription[] = [
 	{
 		name: 'default',
 		httpMethod: 'POST',
-		responseMode: 'onReceived',
-		// Empty, not left out: n8n then answers with the node's `webhookResponse` when it answers after
-		// queueing the run (n8n's default would send the literal text "firstEntryJson").
-		responseData: '',
+		responseMode: ACKNOWLEDGE_ONCE_RUN_EXISTS,
 		path: 'webhook',
 	},
 ];
-
-/** The answer to an accepted event. */
-const ACCEPTED: IDataObject = { received: true };
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
@@ -59,8 +54,23 @@ interface TriggerOptions {
 	refusalSummaryMinutes?: number;
 }
 
-/** Answers without starting the workflow. Every such answer is JSON with an explicit status code. */
+/** Which trigger node of which workflow: the trigger's in-process memory is kept per scope. */
+function scopeOf(context: IWebhookFunctions): string {
+	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
+}
+
+/**
+ * Answers without starting the workflow. Every such answer is JSON with an explicit status code. n8n saves
+ * the workflow's static data for these requests (and only these), so each hands the acknowledged
+ * deliveries over to be saved: a restart then still knows them. A 200 is left to n8n, which saves the
+ * static data before it answers (live-webhooks.js), so a sender answered 200 knows the hand-over is
+ * saved; n8n answers those with the webhook's status, 200, so other codes are written here.
+ */
 function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
+	if (context.getMode() !== 'manual') {
+		handOverDeliveries(scopeOf(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
+	}
+	if (statusCode === 200) return { webhookResponse: body };
 	const response = context.getResponseObject();
 	if (!response.headersSent) response.status(statusCode).json(body);
 	return { noWebhookResponse: true };
@@ -79,8 +89,7 @@ function refuse(context: IWebhookFunctions, refusal: Refusal, options: TriggerOp
 		throw refusalError(context.getNode(), refusal);
 	}
 	const minutes = Number(options.refusalSummaryMinutes);
-	const scope = `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
-	const { total, summary } = countRefusal(scope, refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
+	const { total, summary } = countRefusal(scopeOf(context), refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
 	context.logger.warn(
 		`Business Messaging Trigger: delivery refused (${refusal.status}, ${refusal.reason}); ${total} refused by this trigger since n8n started. ${explain(refusal).whatToCheck}`,
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal.reason, refusedSinceStart: total },
@@ -118,18 +127,13 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 
 	if (options.skipSignatureVerification !== true) {
 		const secret = await webhookSecret(this);
-		if (secret === '') {
-			// 503, not 401: the service retries 5xx answers for about 7 hours, so events sent before the
-			// user fills in the secret still arrive afterwards. A 401 would make it drop them for good.
-			return refuse(this, { status: 503, reason: 'webhook secret not configured' }, options);
-		}
+		if (secret === '') return refuse(this, refusal('webhook secret not configured'), options);
 		const check = verifySignature(secret, headers[SIGNATURE_HEADER], timestampHeader, rawBody, nowSeconds);
-		if (!check.valid) return refuse(this, { status: 401, reason: check.reason }, options);
+		if (!check.valid) return refuse(this, refusal(check.reason), options);
 	}
 
-	// 400 tells the service not to retry: resending the same body cannot fix it.
 	const problem = envelopeProblem(body);
-	if (problem !== undefined) return refuse(this, { status: 400, reason: problem }, options);
+	if (problem !== undefined) return refuse(this, refusal(problem), options);
 	const { event, timestamp, data } = body as unknown as EventEnvelope;
 
 	// Event names not in the list (added by the service later) are well-formed and signed: they start
@@ -146,26 +150,24 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
 	// hide the event the user is waiting for.
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
-		const scope = `${this.getWorkflow().id ?? ''}/${this.getNode().id}`;
-		const claim = await claimDelivery(scope, this.getWorkflowStaticData('node'), key, nowSeconds);
+		const claim = await claimDelivery(scopeOf(this), this.getWorkflowStaticData('node'), key, nowSeconds);
 		if (claim.outcome === 'duplicate') return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
-		settleWhenAnswered(this.getResponseObject(), claim.settle);
+		if (claim.outcome === 'inFlight') {
+			// 503: the service retries later, by when n8n has answered the earlier copy.
+			this.logger.warn(
+				`Business Messaging Trigger: a copy of a delivery still being handed to n8n after ${IN_FLIGHT_WAIT_MS / 1000} s was answered 503; the service retries it`,
+			);
+			return answer(this, 503, { error: 'delivery in progress' });
+		}
+		reportAnswer(this.getResponseObject(), claim.settle);
 	}
 
 	const json: IDataObject = options.outputDataOnly
 		? { ...data, ...testEventMark(data) }
 		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data) };
-	// n8n answers (with `webhookResponse`, see WEBHOOKS) once it holds the run: the 2xx the service stops
-	// retrying on is sent only for an event n8n will run.
-	return { workflowData: [[{ json }]], webhookResponse: ACCEPTED };
-}
-
-/**
- * Reports n8n's answer to a claimed delivery: 2xx means the run exists; any other answer, or a
- * connection closed before one, frees the delivery so the service's retry runs it.
- */
-function settleWhenAnswered(response: ReturnType<IWebhookFunctions['getResponseObject']>, settle: (acknowledged: boolean) => void): void {
-	response.once('close', () => settle(response.headersSent && response.statusCode >= 200 && response.statusCode < 300));
+	// n8n answers once the run exists (acknowledgement.ts): the 2xx the service stops retrying on is sent
+	// only for an event n8n holds.
+	return { workflowData: [[{ json }]] };
 }
 
 export class BusinessMessagingTrigger implements INodeType {

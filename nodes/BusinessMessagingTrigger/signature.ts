@@ -1,9 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+import type { RefusalReason } from './refusals';
+
 /** The spec's tolerance: reject when the header timestamp is more than this far from now, either way. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: string };
+export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: RefusalReason };
 
 /**
  * Header forms accepted, decided here and nowhere else:

@@ -56,6 +56,13 @@ export interface N8nFeatures {
 	agentVersions: number[];
 	/** n8n generates a human-review tool (`…HitlTool`) from every node with Send and Wait (2.41.1; not 1.123.81). */
 	hitlTools: boolean;
+	/**
+	 * A webhook answering "Immediately" (`onReceived`, n8n's Webhook node's default) is answered once the run
+	 * exists: from n8n 2.8.0 (`shouldDeferOnReceivedResponse`, webhooks/webhook-helpers.js). Before, n8n answers
+	 * before it creates the execution, and a crash loses what it acknowledged (the fault suite's Webhook node
+	 * shows it). The trigger answers in `hostedChat` mode, after the run exists on every supported version.
+	 */
+	onReceivedAnswersAfterRun: boolean;
 }
 
 /**
@@ -80,5 +87,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		credentialTestRuleMessages: versionAtLeast(version, '2.41.1'),
 		agentVersions: [...read(agentNode).matchAll(/^\s*'?(\d+(?:\.\d+)?)'?: new /gm)].map((m) => Number(m[1])),
 		hitlTools: existsSync(join(n8nDist, 'tool-generation/hitl-tools.js')),
+		onReceivedAnswersAfterRun: read(join(n8nDist, 'webhooks/webhook-helpers.js')).includes('shouldDeferOnReceivedResponse'),
 	};
 }
