@@ -10,6 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testCredential } from '../../credentials/credentialTest';
+
 import * as contact from './actions/contact';
 import * as message from './actions/message';
 import { WAITING_WEBHOOKS } from './actions/message/sendAndWait.operation';
@@ -72,14 +74,18 @@ export class BusinessMessaging implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'businessMessagingApi', required: true }],
+		credentials: [{ name: 'businessMessagingApi', required: true, testedBy: 'businessMessagingApiTest' }],
 		// The answer link of Send and Wait for Response (n8n's waiting webhook).
 		webhooks: WAITING_WEBHOOKS,
 		waitingNodeTooltip: 'Waiting for the recipient to answer through the link in the message',
 		properties,
 	};
 
-	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
+	methods = {
+		listSearch: { searchTemplates },
+		resourceMapping: { getTemplatePlaceholders },
+		credentialTest: { businessMessagingApiTest: testCredential },
+	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await routeWebhook.call(this);
