@@ -42,7 +42,10 @@ const show = { responseType: ['approval'] };
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	recipientField,
+	{
+		...recipientField,
+		hint: 'The answer’s answeredBy is this number, whoever opens the link: a forwarded link answers in this number’s name',
+	},
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -163,7 +166,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. Acme Shop',
-				description: 'Shown on the answer page above the question, so the recipient knows who asks',
+				description:
+					'Shown on the answer page above the question, so the recipient knows who asks. Empty: the credential’s Business Name.',
 			},
 			...(optionsField.options as INodeProperties[]),
 		],
@@ -222,8 +226,18 @@ async function executeAll(run: RunState): Promise<INodeExecutionData[][]> {
 	const linkText = String(run.ctx.getNodeParameter('linkText', 0, '') ?? '').trim();
 	const sender = await getSender(run, 0, true);
 	const until = waitUntil(run.ctx);
-	const link = askQuestion(run.ctx, phone, questionOf(run.ctx, message));
-	const testMode = testModeOf(run.ctx, await getCredential(run));
+	const credentials = await getCredential(run);
+	const question = questionOf(run.ctx, message, String(credentials.businessName ?? '').trim());
+	if (!question.askedBy) {
+		run.ctx.addExecutionHints({
+			message:
+				'The answer page does not say who asks: enter your Business Name in the credential, or a name under Options → Asked By.',
+			type: 'info',
+			location: 'outputPane',
+		});
+	}
+	const link = askQuestion(run.ctx, phone, question);
+	const testMode = testModeOf(run.ctx, credentials);
 	const response = await apiRequest(run, 'POST', '/w/message/text', {
 		qs: { phone_number_id: sender },
 		body: { phone: deliveryPhone(testMode, phone), body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
@@ -237,13 +251,16 @@ async function executeAll(run: RunState): Promise<INodeExecutionData[][]> {
 	return [items];
 }
 
-/** The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). */
-function questionOf(ctx: IExecuteFunctions, message: string): Question {
+/**
+ * The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). Who asks:
+ * the node's Asked By, else the credential's Business Name.
+ */
+function questionOf(ctx: IExecuteFunctions, message: string, businessName: string): Question {
 	const text = (name: string, fallback: string) => String(ctx.getNodeParameter(name, 0, fallback) ?? '').trim() || fallback;
 	return {
 		kind: ctx.getNodeParameter('responseType', 0, 'approval') === 'freeText' ? 'freeText' : 'approval',
 		message,
-		askedBy: text('options.askedBy', ''),
+		askedBy: text('options.askedBy', businessName),
 		approvalType: ctx.getNodeParameter('approvalType', 0, 'double') === 'single' ? 'single' : 'double',
 		approveLabel: text('approveLabel', 'Approve'),
 		declineLabel: text('declineLabel', 'Decline'),
@@ -268,7 +285,7 @@ async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseD
 	};
 	const link = checkLink(this);
 	if (!link.ok) {
-		reply(link.status, link.status === 410 ? answeredPage() : invalidLinkPage());
+		reply(link.status, link.status === 410 ? answeredPage(link.earlier) : invalidLinkPage());
 		return { noWebhookResponse: true };
 	}
 	const { question, phone } = link.waiting;
