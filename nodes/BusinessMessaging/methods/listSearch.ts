@@ -6,15 +6,15 @@ import { getPage, PAGE_SIZE } from '../transport';
 
 /**
  * What a user needs before picking: how many values the template needs, or that it cannot be sent.
- * The name comes first and the status only when it blocks sending, so the chosen template's name
- * fits the field.
+ * The name comes first and the rest is short, because n8n cuts the chosen name at the field's width
+ * without a tooltip (docs/action-node.md, "Templates"); the status only when it blocks sending.
  */
 export function listName(template: IDataObject): string {
 	const name = String(template.name);
 	const language = String(template.language);
 	if (template.status !== 'APPROVED') return `${name} (${language}, ${String(template.status)}: cannot be sent)`;
 	const count = placeholdersOf(template).length;
-	return `${name} (${language}, ${count === 0 ? 'no' : count} placeholder${count === 1 ? '' : 's'})`;
+	return `${name} (${language}, ${count === 0 ? 'no' : count} value${count === 1 ? '' : 's'})`;
 }
 
 /** Templates for the Template picker, searchable by name, one page of the service per scroll. */
