@@ -6,20 +6,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INodePropertyOptions } from 'n8n-workflow';
 
-import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
-
 const ROOT = join(__dirname, '../..');
 
 /** A statement that a mode is in some state ("is set", "is on", "was off"): the panel cannot know it. */
 const STATE_CLAIM = /\b(?:is|was|are|were)\s+(?:now\s+|currently\s+)?(?:on|off|set|enabled|disabled|active|inactive)\b/i;
 
+/** The names of the settings of a credential type's Test Mode field. */
+export function testModeSettings(properties: Array<{ name: string; options?: unknown[] }>): string[] {
+	const field = properties.find((p) => p.name === 'testMode');
+	return ((field?.options ?? []) as INodePropertyOptions[]).map((o) => o.name);
+}
+
 /**
  * The send operations' Test Mode notice: it says Test Mode lives in the credential, names each setting of
  * the credential's Test Mode field ("Off: …", "Dry Run: …") with what it does, and claims no state.
  */
-export function testModeNoticeProblems(text: string): string[] {
-	const field = new BusinessMessagingApi().properties.find((p) => p.name === 'testMode');
-	const settings = ((field?.options ?? []) as INodePropertyOptions[]).map((o) => o.name);
+export function testModeNoticeProblems(text: string, settings: string[]): string[] {
 	const problems: string[] = [];
 	if (settings.length === 0) problems.push('the credential has no Test Mode settings');
 	if (!/\bcredential\b/i.test(text)) problems.push('does not say that Test Mode is set in the credential');

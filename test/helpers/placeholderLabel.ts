@@ -1,12 +1,14 @@
 /**
  * Whether a Values field's label shows its placeholder and the template's sample value as the editor has
  * room for (nodes/BusinessMessaging/methods/resourceMapping.ts): "Body {{1}} (ORD-0042)", or the sample's
- * beginning and "…" when the whole would not fit; never longer than LABEL_CHARS.
+ * beginning and "…" when the whole would not fit; never wider than LABEL_PX. The browser suite measures the
+ * real width (test/ui/issue33.ts).
  */
-import { LABEL_CHARS } from '../../nodes/BusinessMessaging/methods/resourceMapping';
+import { drawnWidth } from '../../nodes/BusinessMessaging/helpers/editorWidth';
+import { LABEL_PX } from '../../nodes/BusinessMessaging/methods/resourceMapping';
 
 export function labelProblem(displayName: string, id: string, sample: string | undefined): string | undefined {
-	if (displayName.length > LABEL_CHARS) return `"${displayName}" is longer than ${LABEL_CHARS} characters`;
+	if (drawnWidth(displayName) > LABEL_PX) return `"${displayName}" is wider than ${LABEL_PX} px`;
 	if (sample === undefined) return displayName === id ? undefined : `"${displayName}" is not "${id}"`;
 	const shown = displayName.startsWith(`${id} (`) && displayName.endsWith(')') ? displayName.slice(id.length + 2, -1) : undefined;
 	if (shown === undefined) return `"${displayName}" is not "${id} (<sample>)"`;

@@ -13,7 +13,7 @@ import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.cre
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
 import { headingAnchors } from '../helpers/markdown';
-import { setupNoticeProblems, testModeNoticeProblems } from '../helpers/panelTexts';
+import { setupNoticeProblems, testModeNoticeProblems, testModeSettings } from '../helpers/panelTexts';
 import { runAction } from '../helpers/actionNode';
 import { startSandbox, type Sandbox } from '../sandbox';
 
@@ -161,15 +161,18 @@ describe('the node on the canvas and in its panel', () => {
 		expect(subtitle(resource, operation)).toBe(expected);
 	});
 
+	const settings = testModeSettings(new BusinessMessagingApi().properties);
+
 	it('every send operation says where Test Mode is set and what each setting does, never which one is on', () => {
+		expect(settings).toEqual(['Off', 'Send to Test Recipient', 'Dry Run']);
 		const notices = action.properties.filter((p) => p.type === 'notice' && /Test Mode/.test(p.displayName));
 		expect(notices).toHaveLength(1);
 		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] });
-		expect(testModeNoticeProblems(notices[0].displayName)).toEqual([]);
+		expect(testModeNoticeProblems(notices[0].displayName, settings)).toEqual([]);
 	});
 
 	it('the Test Mode check would catch a notice that states a mode', () => {
-		expect(testModeNoticeProblems('Test Mode is set in the credential. Off: real. Send to Test Recipient: yours. Dry Run: none.')).toEqual([
+		expect(testModeNoticeProblems('Test Mode is set in the credential. Off: real. Send to Test Recipient: yours. Dry Run: none.', settings)).toEqual([
 			'states a Test Mode it cannot read: "is set"',
 		]);
 	});

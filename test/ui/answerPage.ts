@@ -114,7 +114,8 @@ export async function checkAnswerPageContrast(browser: Browser, stack: Stack, sh
 	const failing: string[] = [];
 	const measure = async (page: Page, what: string) => {
 		const { text: textRatio, control, failing: below } = await contrastOf(page);
-		lines.push(`${what}: lowest text ${textRatio.toFixed(2)}:1, lowest control edge ${control.toFixed(2)}:1`);
+		const controls = Number.isFinite(control) ? `lowest control edge ${control.toFixed(2)}:1` : 'no controls';
+		lines.push(`${what}: lowest text ${textRatio.toFixed(2)}:1, ${controls}`);
 		failing.push(...below.map((line) => `${what}: ${line}`));
 	};
 	const askedApproval = await ask(stack, approval);
@@ -188,6 +189,7 @@ export async function checkReopenedLink(browser: Browser, stack: Stack, shot: Sh
 		assertEqual((await finished(stack.n8n, asked)).status, 'success', 'the run after the answer');
 		await page.goto(asked.link);
 		assertEqual(await page.title(), 'No action required', 'the page n8n shows for a finished run’s link');
+		process.stdout.write(`# n8n's "No action required" page at 320 px: ${await overflow(page)} px wider than the screen, background ${await background(page)}\n`);
 		await page.screenshot({ path: shot('reopened-link-run-finished-n8n-page-320-dark'), fullPage: true });
 	} finally {
 		await context.close();

@@ -6,12 +6,13 @@
  * credential's Test against a host where nothing answers. Answer-page items: answerPage.ts.
  */
 import type { Locator, Page } from 'playwright-core';
-import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { freePort, waitFor } from '../../tools/n8n/proc';
 import type { SandboxProcess } from '../../tools/n8n/sandbox';
+import type { N8n } from '../../tools/n8n/n8n';
 import type { Workflow } from '../../tools/n8n/workflow';
+import { ACTION_TYPE, CREDENTIAL_TYPE } from '../../tools/n8n/workflows';
 import { assert, assertEqual } from '../e2e/lib/report';
-import { setupNoticeProblems, testModeNoticeProblems } from '../helpers/panelTexts';
+import { setupNoticeProblems, testModeNoticeProblems, testModeSettings } from '../helpers/panelTexts';
 import { makeTemplate } from '../sandbox/seed';
 import { byTestId, WAIT } from './browser';
 
@@ -24,39 +25,48 @@ async function noticeText(ndv: Locator, about: string): Promise<string> {
 	return (await notice.innerText()).replace(/\s+/g, ' ').trim();
 }
 
-/** A send operation's panel with Test Mode off in its credential, then a run with it off and one with Dry Run. */
-export async function testModeNotice(page: Page, baseUrl: string, off: Workflow, dryRun: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${off.id}`);
+/** Runs a workflow from the canvas and opens its Send Text node's panel once the run succeeded. */
+async function runAndOpen(page: Page, baseUrl: string, workflow: Workflow): Promise<Locator> {
+	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await byTestId(page, 'execute-workflow-button').click();
+	await byTestId(canvasNode(page, 'Send Text'), 'canvas-node-status-success').waitFor();
 	await canvasNode(page, 'Send Text').dblclick();
-	const ndv = byTestId(page, 'ndv');
+	return byTestId(page, 'ndv');
+}
+
+/** A send operation's panel with Test Mode off in its credential, after a run; then a run with Dry Run. */
+export async function testModeNotice(page: Page, n8n: N8n, off: Workflow, dryRun: Workflow, shot: (name: string) => string): Promise<void> {
+	// The credential type as n8n serves it to the editor: its Test Mode settings.
+	const types = await n8n.getAsOwner<Array<{ name: string; properties: Array<{ name: string; options?: unknown[] }> }>>('/types/credentials.json');
+	const settings = testModeSettings(types.body.find((t) => t.name === CREDENTIAL_TYPE)?.properties ?? []);
+	const ndv = await runAndOpen(page, n8n.baseUrl, off);
 	const text = await noticeText(ndv, 'Test Mode');
-	const problems = testModeNoticeProblems(text);
+	const problems = testModeNoticeProblems(text, settings);
 	assert(problems.length === 0, `the notice with Test Mode off: "${text}"\n${problems.join('\n')}`);
-	// The run with Test Mode off: no note about a test setting above the output.
-	await byTestId(ndv, 'node-execute-button').click();
+	// With Test Mode off no note about a test setting above the output.
 	const output = byTestId(ndv, 'output-panel');
-	await output.getByText(/^wamid\.\d+$/).filter({ visible: true }).first().waitFor();
+	await waitFor('the run’s output', async () => ((await output.innerText()).includes('wamid.') ? true : undefined), WAIT, 200);
 	assert(!(await output.getByText(/Test Mode is on/).count()), 'a run with Test Mode off says Test Mode is on');
-	await page.keyboard.press('Escape');
+	await page.screenshot({ path: shot('test-mode-off-notice-and-run') });
 
 	// The same operation with the Dry Run credential: after the run, the output panel states the real mode.
-	await page.goto(`${baseUrl}/workflow/${dryRun.id}`);
-	await canvasNode(page, 'Send Text').dblclick();
-	await byTestId(ndv, 'node-execute-button').click();
-	await byTestId(ndv, 'output-panel').getByText(/^Test Mode is on in the credential: dry run/).filter({ visible: true }).first().waitFor();
+	const dry = await runAndOpen(page, n8n.baseUrl, dryRun);
+	await byTestId(dry, 'output-panel').getByText(/Test Mode is on in the credential: dry run/).filter({ visible: true }).first().waitFor();
 }
 
 /** The trigger's notice agrees with the README's set-up; its canvas subtitle names the events in words. */
-export async function triggerNoticeAndSubtitle(page: Page, baseUrl: string, allEvents: Workflow, twoEvents: Workflow): Promise<void> {
+export async function triggerNoticeAndSubtitle(page: Page, baseUrl: string, allEvents: Workflow, twoEvents: Workflow, shot: (name: string) => string): Promise<void> {
 	await page.goto(`${baseUrl}/workflow/${twoEvents.id}`);
 	const trigger = canvasNode(page, twoEvents.nodes[0].name);
 	await trigger.getByText('Message Received, Order Created', { exact: true }).waitFor();
 	assert(!(await trigger.getByText(/message\.received|order\.created/).count()), 'the subtitle shows raw event values');
+	await page.screenshot({ path: shot('trigger-subtitle-two-events') });
 
 	await page.goto(`${baseUrl}/workflow/${allEvents.id}`);
 	const all = canvasNode(page, allEvents.nodes[0].name);
 	await all.getByText('All Events', { exact: true }).waitFor();
 	assert(!(await all.getByText('*', { exact: true }).count()), 'the subtitle shows *');
+	await page.screenshot({ path: shot('trigger-subtitle-all-events') });
 	await all.dblclick();
 	const text = await noticeText(byTestId(page, 'ndv'), 'Production URL');
 	const problems = setupNoticeProblems(text);
@@ -64,15 +74,17 @@ export async function triggerNoticeAndSubtitle(page: Page, baseUrl: string, allE
 }
 
 /** The node creator lists both nodes as one entry; its description is what the action node does. */
-export async function creatorEntry(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+export async function creatorEntry(page: Page, n8n: N8n, workflow: Workflow): Promise<void> {
+	const nodes = await n8n.getAsOwner<Array<{ name: string; description: string }>>('/types/nodes.json');
+	const actionNode = nodes.body.find((n) => n.name === ACTION_TYPE)?.description ?? '';
+	assert(actionNode, 'n8n lists no description for the action node');
+	await page.goto(`${n8n.baseUrl}/workflow/${workflow.id}`);
 	await byTestId(page, 'node-creator-plus-button').first().click();
 	await byTestId(page, 'node-creator-search-bar').fill('Business Messaging');
 	const name = byTestId(page, 'node-creator-item-name').filter({ hasText: /^Business Messaging$/ }).first();
 	// The entry: the nearest element around the name that also holds a description.
 	const entry = name.locator('xpath=ancestor::*[.//*[@data-test-id="node-creator-item-description"]][1]');
 	const description = (await byTestId(entry, 'node-creator-item-description').first().innerText()).trim();
-	const actionNode = new BusinessMessaging().description.description;
 	assert(description.startsWith(actionNode), `the entry reads "${description}", not the action node's "${actionNode}"`);
 }
 
@@ -99,7 +111,9 @@ async function fits(ndv: Locator): Promise<{ labels: Fit[]; template: Fit }> {
 		);
 	const template = await byTestId(ndv, 'rlc-input').first().evaluate((e) => {
 		const input = (e.tagName === 'INPUT' ? e : e.querySelector('input')) as unknown as { value: string; scrollWidth: number; clientWidth: number };
-		return { text: input.value, fits: input.scrollWidth <= input.clientWidth };
+		const style = (globalThis as unknown as { getComputedStyle: (e: unknown) => { paddingLeft: string; paddingRight: string } }).getComputedStyle(input);
+		const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+		return { text: `${input.value} [room ${room} px, ${(style as unknown as { fontSize: string }).fontSize}]`, fits: input.scrollWidth <= input.clientWidth };
 	});
 	return { labels, template };
 }
@@ -161,4 +175,14 @@ export async function unreachableCredential(page: Page, baseUrl: string, sandbox
 	const text = await details.innerText();
 	assert(/Check the credential’s Base URL: the host name, the port, and https:\/\/ or http:\/\//.test(text), `the details read: ${text}`);
 	assertEqual(text.trim() === 'ECONNREFUSED', false, 'the details are only the code');
+}
+
+/** Send and Wait's Recipient Phone says that the answer is in this number's name, whoever opens the link. */
+export async function answeredByHint(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
+	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await canvasNode(page, 'Ask for Approval').dblclick();
+	const hint = byTestId(byTestId(page, 'ndv'), 'parameter-input-hint').filter({ hasText: 'answeredBy' }).filter({ visible: true }).first();
+	await hint.waitFor();
+	const text = await hint.innerText();
+	assert(/answeredBy is this number, whoever opens the link: a forwarded link answers in this number’s name/.test(text), `the hint reads: ${text}`);
 }

@@ -24,14 +24,15 @@ import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
 import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
-import { creatorEntry, placeholderLabelsWhole, spacesOnlyError, testModeNotice, triggerNoticeAndSubtitle, unreachableCredential } from './issue33';
+import { answeredByHint, creatorEntry, placeholderLabelsWhole, spacesOnlyError, testModeNotice, triggerNoticeAndSubtitle, unreachableCredential } from './issue33';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const DRY_RUN_CREDENTIAL = 'Business Messaging (sandbox, Dry Run)';
-const BUSINESS_CREDENTIAL = 'Business Messaging (sandbox, with Business Name)';
+// Distinct from their first 16 letters on: n8nId makes the credentials' ids from them.
+const DRY_RUN_CREDENTIAL = 'Dry Run: Business Messaging (sandbox)';
+const BUSINESS_CREDENTIAL = 'Acme Shop: Business Messaging (sandbox)';
 
 async function main(): Promise<number> {
 	const started = Date.now();
@@ -176,6 +177,8 @@ async function main(): Promise<number> {
 		process.stdout.write(`# step ${step}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
 	};
 	const byTestId = (id: string) => within(page, id);
+	/** A further screenshot of the current step. */
+	const shot = (name: string) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`);
 
 	await run('log in', async () => {
 		await page.goto(`${n8n.baseUrl}/signin`);
@@ -267,17 +270,20 @@ async function main(): Promise<number> {
 	});
 
 	await run('Test Mode off: the send operation’s notice says where Test Mode is set and what each setting does, not that it is on; a Dry Run run’s note says so', async () => {
-		await testModeNotice(page, n8n.baseUrl, send, named('UI: send text, Dry Run credential'));
+		await testModeNotice(page, n8n, send, named('UI: send text, Dry Run credential'), shot);
 	});
 	await run('the trigger: its notice takes the Test URL first, then the Production URL, as the README; its canvas subtitle names the events', async () => {
-		await triggerNoticeAndSubtitle(page, n8n.baseUrl, stack!.workflows[5], named('UI: a trigger for two events'));
+		await triggerNoticeAndSubtitle(page, n8n.baseUrl, stack!.workflows[5], named('UI: a trigger for two events'), shot);
 	});
 	await run('the node creator’s entry carries the action node’s description', async () => {
-		await creatorEntry(page, n8n.baseUrl, stack!.workflows[2]);
+		await creatorEntry(page, n8n, stack!.workflows[2]);
 	});
 	await run('Send Text → From Template at the default panel width: every Values label and the chosen template’s name show whole', async () => {
-		const seen = await placeholderLabelsWhole(page, n8n.baseUrl, named('UI: send from a template'), (name) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`));
+		const seen = await placeholderLabelsWhole(page, n8n.baseUrl, named('UI: send from a template'), shot);
 		process.stdout.write(`# shown whole: ${seen.join(' | ')}\n`);
+	});
+	await run('Send and Wait’s Recipient Phone says whose name the answer carries (answeredBy)', async () => {
+		await answeredByHint(page, n8n.baseUrl, named('UI: a Send and Wait node on the canvas'));
 	});
 	await run('Text of only spaces: the error says so and what to do', async () => {
 		await spacesOnlyError(page, n8n.baseUrl, named('UI: send text of only spaces'));
@@ -294,7 +300,6 @@ async function main(): Promise<number> {
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
 	});
 
-	const shot = (name: string) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`);
 	await run('Send and Wait answer page on a phone: the question and who asks (Business Name, or Asked By) above the buttons; after Approve, what was approved', async () => {
 		await checkAnswerPage(browser!, stack!, shot);
 	});

@@ -1,19 +1,19 @@
 import type { ILoadOptionsFunctions, ResourceMapperFields } from 'n8n-workflow';
 
 import { RunState } from '../helpers/runState';
+import { fitWidth } from '../helpers/editorWidth';
 import { placeholderFieldsOf } from '../helpers/templates';
 
 /**
- * The longest label: at n8n's default panel width a Values label has about 150 px and n8n cuts the rest,
- * with no tooltip of the node's own (docs/action-node.md, "Templates"). So the sample is shortened to fit.
+ * At n8n's default panel width a Values label gets 154 px at 12 px, and n8n cuts the rest without a
+ * tooltip of the node's own (docs/action-node.md, "Templates"); a little less keeps a margin.
  */
-export const LABEL_CHARS = 24;
+export const LABEL_PX = 150;
 
-/** "Body {{2}} (#1042)": the placeholder, then the template's sample value, shortened to fit LABEL_CHARS. */
+/** "Body {{2}} (#1042)": the placeholder, then the template's sample value, its beginning when it would not fit. */
 export function placeholderLabel(label: string, sample: string | undefined): string {
-	const room = LABEL_CHARS - label.length - ' ()'.length;
-	if (sample === undefined || room < 4) return label;
-	return `${label} (${sample.length > room ? `${sample.slice(0, room - 1).trimEnd()}…` : sample})`;
+	if (sample === undefined) return label;
+	return fitWidth(`${label} (${sample})`, sample, (beginning) => `${label} (${beginning})`, LABEL_PX) ?? label;
 }
 
 /**
