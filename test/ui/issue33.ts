@@ -15,6 +15,7 @@ import { assert, assertEqual } from '../e2e/lib/report';
 import { setupNoticeProblems, testModeNoticeProblems, testModeSettings } from '../helpers/panelTexts';
 import { makeTemplate } from '../sandbox/seed';
 import { byTestId, WAIT } from './browser';
+import { newCredentialDialog } from './credential';
 
 const canvasNode = (page: Page, name: string) => byTestId(page, 'canvas-node').filter({ hasText: name }).first();
 
@@ -158,12 +159,7 @@ export async function spacesOnlyError(page: Page, baseUrl: string, workflow: Wor
 export async function unreachableCredential(page: Page, baseUrl: string, sandbox: SandboxProcess): Promise<void> {
 	const port = await freePort();
 	const values = { ...sandbox.credentials, baseUrl: `http://127.0.0.1:${port}/v1` };
-	await page.goto(`${baseUrl}/home/credentials`);
-	await byTestId(page, 'add-resource-credential').click();
-	await byTestId(page, 'new-credential-type-select').locator('input').fill('Business Messaging');
-	await byTestId(page, 'new-credential-type-select-option').filter({ hasText: 'Business Messaging API' }).click();
-	await byTestId(page, 'new-credential-type-button').click();
-	const dialog = byTestId(page, 'credential-edit-dialog');
+	const dialog = await newCredentialDialog(page, baseUrl);
 	for (const name of ['baseUrl', 'clientId', 'clientSecret', 'domain'] as const) {
 		await byTestId(dialog, `parameter-input-${name}`).locator('input').fill(values[name]);
 	}
@@ -181,7 +177,8 @@ export async function unreachableCredential(page: Page, baseUrl: string, sandbox
 export async function answeredByHint(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
 	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
 	await canvasNode(page, 'Ask for Approval').dblclick();
-	const hint = byTestId(byTestId(page, 'ndv'), 'parameter-input-hint').filter({ hasText: 'answeredBy' }).filter({ visible: true }).first();
+	// The hint under the field (n8n gives it no test id of its own).
+	const hint = byTestId(page, 'ndv').getByText(/^The answer’s answeredBy/).filter({ visible: true }).first();
 	await hint.waitFor();
 	const text = await hint.innerText();
 	assert(/answeredBy is this number, whoever opens the link: a forwarded link answers in this number’s name/.test(text), `the hint reads: ${text}`);
