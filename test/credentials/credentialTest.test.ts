@@ -3,6 +3,8 @@
  * credential-test context (its `helpers.request`), against the sandbox. A failure says what to check; the
  * service's own words for a 401 reach the user; secrets never do.
  */
+import { createServer, type Socket } from 'node:net';
+
 import { CredentialTestContext } from 'n8n-core';
 import type { ICredentialDataDecryptedObject, INodeCredentialTestResult } from 'n8n-workflow';
 
@@ -68,3 +70,18 @@ test('a base URL whose path is wrong: 404 and the version path to check', async 
 	expect(message).toMatch(/^Nothing answers at this base URL \(404\)/);
 	expect(message).toMatch(/version path/);
 });
+
+test('a host that takes the connection and never answers: it did not answer within 20 seconds', async () => {
+	const sockets: Socket[] = [];
+	const silent = createServer((socket) => void sockets.push(socket));
+	await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+	const { port } = silent.address() as { port: number };
+	try {
+		const { status, message } = await runTest({ baseUrl: `http://127.0.0.1:${port}/v1` });
+		expect(status).toBe('Error');
+		expect(message).toMatch(new RegExp(`^127\\.0\\.0\\.1:${port} did not answer within 20 seconds \\((ECONNABORTED|ETIMEDOUT|ESOCKETTIMEDOUT)\\)\\. Check the credential’s Base URL`));
+	} finally {
+		for (const socket of sockets) socket.destroy();
+		silent.close();
+	}
+}, 60_000);
