@@ -3,3 +3,5 @@
  * it never changes; the credential, both nodes and the transport all read it from here.
  */
 export const CREDENTIAL_TYPE = 'businessMessagingApi';
+/** The name both nodes give the credential's Test method (`testedBy`; credentials/credentialTest.ts). */
+export const CREDENTIAL_TEST = 'businessMessagingApiTest';

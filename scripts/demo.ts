@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../tools/n8n/n8n';
+import { n8nId, REPO_ROOT } from '../tools/n8n/n8n';
 import { freePort, installCleanupHandlers, stopAll } from '../tools/n8n/proc';
 import { startStack, waitForWebhook } from '../tools/n8n/stack';
 import { chain, manualTrigger, webhookIdFor } from '../tools/n8n/workflow';
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
 		publish: (workflows) => [workflows[workflows.length - 1].id],
 	});
 	const { n8n, sandbox } = stack;
+	const supportBot = stack.workflows.find((w) => w.id === n8nId('demoSupportBot'))!;
 	const productionUrl = `${n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`;
 	await sandbox.setWebhookUrl(productionUrl);
 	await waitForWebhook(productionUrl).catch(() => undefined);
@@ -117,7 +118,7 @@ n8n is running:        ${n8n.baseUrl}
   credential           "${stack.credential.name}" (points at the sandbox)
   workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
                        Demo: answer incoming messages (active in production)
-                       Business Messaging: support bot (AI agent): pick an OpenAI credential to try it
+                       ${supportBot.name}: pick an OpenAI credential to try it
 Sandbox (the service): ${sb}
   webhook URL set to   ${productionUrl}
   verification         ${handshake.ok ? 'ok (the trigger answered the challenge)' : `failed: ${handshake.status} ${handshake.body}`}

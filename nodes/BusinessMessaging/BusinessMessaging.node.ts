@@ -10,10 +10,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testCredential } from '../../credentials/credentialTest';
+
 import { operationFields, routeWebhook, router, WAITING_WEBHOOKS } from './actions/router';
 import { searchTemplates } from './methods/listSearch';
 import { getTemplatePlaceholders } from './methods/resourceMapping';
-import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
+import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 const properties: INodeProperties[] = [
 	{
@@ -63,14 +65,18 @@ export class BusinessMessaging implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: CREDENTIAL_TEST }],
 		// The answer link of Send and Wait for Response (n8n's waiting webhook).
 		webhooks: WAITING_WEBHOOKS,
 		waitingNodeTooltip: 'Waiting for the recipient to answer through the link in the message',
 		properties,
 	};
 
-	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
+	methods = {
+		listSearch: { searchTemplates },
+		resourceMapping: { getTemplatePlaceholders },
+		credentialTest: { [CREDENTIAL_TEST]: testCredential },
+	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await routeWebhook.call(this);

@@ -9,6 +9,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { testCredential } from '../../credentials/credentialTest';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS, reportAnswer } from './acknowledgement';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
@@ -25,7 +26,7 @@ import {
 import { countRefusal, explain, isRefusalError, refusal, refusalError, type Refusal } from './refusals';
 import { verifySignature } from './signature';
 import { webhookSecret } from './webhookSecret';
-import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
+import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
  * One POST endpoint. n8n answers an accepted event once the run exists (acknowledgement.ts); the node answers the rest. There is no `webhookMethods`
@@ -170,6 +171,16 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	return { workflowData: [[{ json }]] };
 }
 
+/**
+ * The canvas subtitle: the chosen events by the names the Events field shows ("All Events", or e.g.
+ * "Message Received, Order Created"), not their values ("*", "message.received").
+ */
+function eventsSubtitle(): string {
+	const names = Object.fromEntries(EVENT_TYPE_OPTIONS.map((option) => [String(option.value), option.name]));
+	const all = JSON.stringify(names[ALL_EVENTS]);
+	return `={{ $parameter["events"].includes(${JSON.stringify(ALL_EVENTS)}) ? ${all} : $parameter["events"].map(event => (${JSON.stringify(names)})[event] || event).join(", ") }}`;
+}
+
 export class BusinessMessagingTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Business Messaging Trigger',
@@ -185,17 +196,22 @@ export class BusinessMessagingTrigger implements INodeType {
 		// Version 1 stays for workflows made with package 0.1.0.
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when the business messaging service sends an event',
+		subtitle: eventsSubtitle(),
+		// n8n's node creator lists this trigger and the action node as one entry and shows this text for it,
+		// also among the actions (docs/compatibility.md, "Node creator"): so it says what both do.
+		description:
+			'Send messages, look up templates and contacts, and update orders on a business messaging service; start workflows from its events',
 		defaults: { name: 'Business Messaging Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: CREDENTIAL_TYPE, required: true }],
+		// n8n's credential Test looks for the method in whichever node using the credential it finds first.
+		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: CREDENTIAL_TEST }],
 		webhooks: WEBHOOKS,
 		properties: [
 			{
+				// The README's set-up, in its order: the Test URL to check the whole path, then the Production URL.
 				displayName:
-					'In the service’s dashboard, set the webhook URL to this node’s Production URL (under Webhook URLs above) and activate the workflow. The Test URL only listens while the panel says "Listening for test event" (after Execute step), so keep the Production URL in the dashboard. Copy the dashboard’s webhook secret into the credential’s Webhook Secret.',
+					'Set-up: 1. Copy the dashboard’s webhook secret into the credential’s Webhook Secret. 2. To check the whole path, put this node’s Test URL (Webhook URLs above) into the service’s dashboard as the webhook URL, click Execute step, and send the service’s test event (Business Messaging node: Webhook → Send Test Event); it shows here. 3. Then put the Production URL into the dashboard and activate the workflow: the Test URL listens only while this panel says "Listening for test event".',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -261,6 +277,8 @@ export class BusinessMessagingTrigger implements INodeType {
 			},
 		],
 	};
+
+	methods = { credentialTest: { [CREDENTIAL_TEST]: testCredential } };
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		try {

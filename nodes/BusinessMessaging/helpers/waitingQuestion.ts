@@ -18,9 +18,19 @@ export interface WaitingQuestion {
 	question: Question;
 }
 
+/** A question this node asked earlier in the same run (a loop), kept so its link's page can name it. */
+interface EarlierQuestion {
+	key: string;
+	question: Pick<Question, 'message' | 'askedBy'>;
+}
+
 /** The link parameter carrying the key. */
 const KEY_PARAM = 'q';
 const CONTEXT_FIELD = 'waitingQuestion';
+const EARLIER_FIELD = 'earlierQuestions';
+/** How many earlier questions a run keeps, and how much of each message: enough to recognise it. */
+const EARLIER_KEPT = 10;
+const EARLIER_CHARS = 500;
 
 function sortedQuery(params: URLSearchParams): string {
 	return [...params.entries()]
@@ -46,33 +56,54 @@ export function askQuestion(ctx: IExecuteFunctions, phone: string, question: Que
 	const link = ctx.getSignedResumeUrl({ [KEY_PARAM]: key });
 	(ctx as IExecuteFunctions & { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const waiting: WaitingQuestion = { key, query: sortedQuery(new URL(link).searchParams), phone, question };
-	ctx.getContext('node')[CONTEXT_FIELD] = JSON.stringify(waiting);
+	const context = ctx.getContext('node');
+	const previous = parsed<WaitingQuestion>(context[CONTEXT_FIELD]);
+	if (previous) {
+		const { message, askedBy } = previous.question;
+		const earlier: EarlierQuestion = { key: previous.key, question: { message: message.slice(0, EARLIER_CHARS), askedBy } };
+		context[EARLIER_FIELD] = JSON.stringify([earlier, ...(parsed<EarlierQuestion[]>(context[EARLIER_FIELD]) ?? [])].slice(0, EARLIER_KEPT));
+	}
+	context[CONTEXT_FIELD] = JSON.stringify(waiting);
 	return link;
 }
 
-/** The question the execution waits for, read back through n8n's expression for this node's context. */
-function waitingQuestion(ctx: IWebhookFunctions): WaitingQuestion | undefined {
-	// Braces escaped so that a node name holding `}}` cannot end the expression early.
-	const quoted = (text: string) => JSON.stringify(text).replace(/[{}]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+function parsed<T>(raw: unknown): T | undefined {
 	try {
-		const raw = ctx.evaluateExpression(`{{ $node[${quoted(ctx.getNode().name)}].context[${quoted(CONTEXT_FIELD)}] }}`);
-		return typeof raw === 'string' && raw ? (JSON.parse(raw) as WaitingQuestion) : undefined;
+		return typeof raw === 'string' && raw ? (JSON.parse(raw) as T) : undefined;
 	} catch {
 		return undefined;
 	}
 }
 
-export type LinkCheck = { ok: true; waiting: WaitingQuestion } | { ok: false; status: 401 | 410 };
+/** A field of this node's context in the waiting execution, read back through n8n's expression. */
+function contextField<T>(ctx: IWebhookFunctions, field: string): T | undefined {
+	// Braces escaped so that a node name holding `}}` cannot end the expression early.
+	const quoted = (text: string) => JSON.stringify(text).replace(/[{}]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+	try {
+		return parsed<T>(ctx.evaluateExpression(`{{ $node[${quoted(ctx.getNode().name)}].context[${quoted(field)}] }}`));
+	} catch {
+		return undefined;
+	}
+}
+
+export type LinkCheck =
+	| { ok: true; waiting: WaitingQuestion }
+	| { ok: false; status: 401 }
+	| { ok: false; status: 410; earlier?: EarlierQuestion['question'] };
 
 /**
  * 410 for a link of another question (an earlier wait of this node in a loop, or none kept); 401 for a
  * link whose query differs from the one n8n signed (signature removed or changed, `to` or anything added).
  */
 export function checkLink(ctx: IWebhookFunctions): LinkCheck {
-	const waiting = waitingQuestion(ctx);
+	const waiting = contextField<WaitingQuestion>(ctx, CONTEXT_FIELD);
 	const req = ctx.getRequestObject();
 	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://link').searchParams;
-	if (!waiting || !sameText(params.get(KEY_PARAM) ?? '', waiting.key)) return { ok: false, status: 410 };
+	const key = params.get(KEY_PARAM) ?? '';
+	if (!waiting || !sameText(key, waiting.key)) {
+		const earlier = contextField<EarlierQuestion[]>(ctx, EARLIER_FIELD)?.find((e) => sameText(key, e.key));
+		return { ok: false, status: 410, earlier: earlier?.question };
+	}
 	if (!sameText(sortedQuery(params), waiting.query)) return { ok: false, status: 401 };
 	return { ok: true, waiting };
 }

@@ -12,6 +12,7 @@ import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, invalidLinkPage, type Que
 import { phoneFieldRecipient } from '../../helpers/recipient';
 import { checkNotEmpty } from '../../helpers/validation';
 import { askQuestion, checkLink } from '../../helpers/waitingQuestion';
+import { getCredential } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { Delivery, Operation, PreparedQuestion } from '../operation';
@@ -39,7 +40,10 @@ const show = { responseType: ['approval'] };
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	recipientField,
+	{
+		...recipientField,
+		hint: 'The answer’s answeredBy is this number, whoever opens the link: a forwarded link answers in this number’s name',
+	},
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -160,7 +164,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. Acme Shop',
-				description: 'Shown on the answer page above the question, so the recipient knows who asks',
+				description:
+					'Shown on the answer page above the question, so the recipient knows who asks. Empty: the credential’s Business Name.',
 			},
 			...(optionsField.options as INodeProperties[]),
 		],
@@ -206,21 +211,34 @@ async function ask(run: RunState, { recipient }: Delivery): Promise<PreparedQues
 	const message = checkNotEmpty(run.ctx, field('Message'), run.ctx.getNodeParameter('message', 0));
 	const linkText = String(run.ctx.getNodeParameter('linkText', 0, '') ?? '').trim();
 	const waitUntil = waitUntilOf(run.ctx);
+	const credentials = await getCredential(run);
+	const question = questionOf(run.ctx, message, String(credentials.businessName ?? '').trim());
+	if (!question.askedBy) {
+		run.ctx.addExecutionHints({
+			message:
+				'The answer page does not say who asks: enter your Business Name in the credential, or a name under Options → Asked By.',
+			type: 'info',
+			location: 'outputPane',
+		});
+	}
 	// The answer's `answeredBy` is the recipient the question is for, also when Test Mode redirects it.
-	const link = askQuestion(run.ctx, recipient, questionOf(run.ctx, message));
+	const link = askQuestion(run.ctx, recipient, question);
 	return {
 		request: { path: '/w/message/text', fields: { body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` } },
 		waitUntil,
 	};
 }
 
-/** The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). */
-function questionOf(ctx: IExecuteFunctions, message: string): Question {
+/**
+ * The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). Who asks:
+ * the node's Asked By, else the credential's Business Name.
+ */
+function questionOf(ctx: IExecuteFunctions, message: string, businessName: string): Question {
 	const text = (name: string, fallback: string) => String(ctx.getNodeParameter(name, 0, fallback) ?? '').trim() || fallback;
 	return {
 		kind: ctx.getNodeParameter('responseType', 0, 'approval') === 'freeText' ? 'freeText' : 'approval',
 		message,
-		askedBy: text('options.askedBy', ''),
+		askedBy: text('options.askedBy', businessName),
 		approvalType: ctx.getNodeParameter('approvalType', 0, 'double') === 'single' ? 'single' : 'double',
 		approveLabel: text('approveLabel', 'Approve'),
 		declineLabel: text('declineLabel', 'Decline'),
@@ -245,7 +263,7 @@ async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseD
 	};
 	const link = checkLink(this);
 	if (!link.ok) {
-		reply(link.status, link.status === 410 ? answeredPage() : invalidLinkPage());
+		reply(link.status, link.status === 410 ? answeredPage(link.earlier) : invalidLinkPage());
 		return { noWebhookResponse: true };
 	}
 	const { question, phone } = link.waiting;
