@@ -1,8 +1,10 @@
 /**
  * 2. Receiving: signed events per second a real n8n accepts through this trigger (production URL,
- * active workflow) against n8n's own Webhook node (same path shape, answers on receipt; without
- * verification, and with Header Auth, n8n's own check of a secret), under the same concurrent load.
- * Then the verification cost in isolation.
+ * active workflow) against n8n's own Webhook node (same path shape; answering "Immediately" without
+ * verification and with Header Auth, n8n's own check of a secret; and answering in the trigger's own
+ * response mode, once the run exists), under the same concurrent load. Then the verification cost in
+ * isolation. `N8N_VERSION=1.123.81 npm run bench -- receiving` measures the oldest supported version,
+ * where "Immediately" answers before the run exists and the trigger's mode costs what safety costs.
  */
 import { createHmac } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
@@ -14,6 +16,7 @@ import {
 	storedDeliveryCount,
 } from '../nodes/BusinessMessagingTrigger/deliveryStore';
 import { verifySignature } from '../credentials/webhookSignature';
+import { ACKNOWLEDGE_ONCE_RUN_EXISTS } from '../nodes/BusinessMessagingTrigger/acknowledgement';
 import type { CredentialRef } from '../tools/n8n/workflows';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
@@ -55,6 +58,7 @@ export function receivingWorkflows(credential: CredentialRef, headerAuth: Creden
 		triggerWorkflow('trignd', credential, { allowDuplicates: true }),
 		webhookNodeWorkflow('hook'),
 		webhookNodeWorkflow('hookauth', headerAuth),
+		webhookNodeWorkflow('hooksame', undefined, ACKNOWLEDGE_ONCE_RUN_EXISTS),
 	];
 }
 
@@ -158,6 +162,9 @@ interface TargetResult {
 	/** The same, against the Webhook node with Header Auth. */
 	perSecondRatioAuth: number;
 	executedRatioAuth: number;
+	/** The same, against the Webhook node answering in the trigger's response mode. */
+	perSecondRatioSame: number;
+	executedRatioSame: number;
 	p50Ms: number;
 	p99Ms: number;
 	failed: number;
@@ -185,12 +192,14 @@ async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number
 	const targets = [
 		{ label: 'This trigger, version 1 (duplicate store full)', path: triggerPath('trig1'), key: 'trig1', headers: {} },
 		{ label: 'n8n Webhook node, Header Auth', path: hookPath('hookauth'), key: 'hookauth', headers: { [HEADER_AUTH.header]: HEADER_AUTH.value } },
+		{ label: 'n8n Webhook node, answering once the run exists (the trigger’s mode)', path: hookPath('hooksame'), key: 'hooksame', headers: {} },
 		{ label: 'This trigger, version 2, Allow Duplicate Deliveries on', path: triggerPath('trignd'), key: 'trignd', headers: {} },
 		{ label: 'This trigger, version 2 (duplicate store full)', path: triggerPath('trig'), key: 'trig', headers: {} },
 		{ label: 'n8n Webhook node (no verification)', path: hookPath('hook'), key: 'hook', headers: {} },
 	].map((t) => ({ ...t, workflowId: idOf(t.key) }));
 	const hook = targets.length - 1;
 	const hookAuth = targets.findIndex((t) => t.key === 'hookauth');
+	const hookSame = targets.findIndex((t) => t.key === 'hooksame');
 	const isOk = (status: number, body: string) => status === 200 && !body.includes('ignored');
 	const request = (t: (typeof targets)[number], run: string) => (n: number) => signedRequest(secret, t.path, eventBody(run, n), t.headers);
 	// Warm-up at full load, three passes: n8n's CPU per event keeps falling for minutes after a start
@@ -249,6 +258,8 @@ async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number
 		executedRatio: perRound(executed[i], executed),
 		perSecondRatioAuth: perRound(answered[i], answered, hookAuth),
 		executedRatioAuth: perRound(executed[i], executed, hookAuth),
+		perSecondRatioSame: perRound(answered[i], answered, hookSame),
+		executedRatioSame: perRound(executed[i], executed, hookSame),
 		p50Ms: median(results[i].map((r) => r.p50Ms)),
 		p99Ms: median(results[i].map((r) => r.p99Ms)),
 		failed: results[i].reduce((sum, r) => sum + r.failed, 0),
@@ -270,6 +281,7 @@ function rowsOf(results: TargetResult[], withTarget: boolean): string[][] {
 		fmt(r.executedPerSecond, 0),
 		ratio(r.executedRatio),
 		`${ratio(r.perSecondRatioAuth)} / ${ratio(r.executedRatioAuth)}`,
+		`${ratio(r.perSecondRatioSame)} / ${ratio(r.executedRatioSame)}`,
 		fmt(r.p50Ms, 1),
 		fmt(r.p99Ms, 1),
 		ratio(r.p50Ms / hook.p50Ms),
@@ -280,7 +292,7 @@ function rowsOf(results: TargetResult[], withTarget: boolean): string[][] {
 	]);
 }
 
-const HEADER = ['Receiver', 'Isolates/event', 'Accepted/s', 'vs Webhook', 'Executed/s', 'vs Webhook', 'vs Header Auth', 'p50 ms', 'p99 ms', 'p50 vs Webhook', 'Failed', 'Target'];
+const HEADER = ['Receiver', 'Isolates/event', 'Accepted/s', 'vs Webhook', 'Executed/s', 'vs Webhook', 'vs Header Auth', 'vs same mode', 'p50 ms', 'p99 ms', 'p50 vs Webhook', 'Failed', 'Target'];
 
 /**
  * The receivers under one engine setting (n8n restarted with it and the isolate counter before this).
@@ -309,9 +321,11 @@ export async function benchReceivingUnder(
 			'vs Header Auth: the same two ratios (accepted / executed) against the Webhook node with Header Auth, n8n’s own',
 			'check of a secret kept in a credential. For every run of a workflow whose node has a credential, n8n checks',
 			'access to it with database queries (CredentialsPermissionChecker, DynamicCredentialsContextHook): both pay it.',
+			'vs same mode: against the Webhook node answering in the trigger’s response mode (hostedChat: once the run',
+			'exists). "vs Webhook" compares with "Immediately", which before n8n 2.8 answers before the run exists.',
 			'p50/p99: from sending the request until n8n’s answer, as the load generator (undici Pool, same machine) saw it.',
 			'With the duplicate store on, n8n reads the workflow’s static data (24 KB when full) twice per event; the',
-			'trigger hands it back at most once a second, and reads its credential at most once a second under load.',
+			'trigger hands it back with the requests it answers itself, and reads its credential at most once a second under load.',
 		],
 	);
 }

@@ -89,10 +89,12 @@ export function triggerWorkflow(
 export const triggerPath = (key: string) => `/webhook/${webhookIdFor(`bench-${key}`)}/${TRIGGER_WEBHOOK_PATH}`;
 
 /**
- * n8n's own Webhook node with a path of the same shape, answering on receipt: checking nothing, or with
- * `headerAuth` (an n8n Header Auth credential) checking a secret header, n8n's own way to check a secret.
+ * n8n's own Webhook node with a path of the same shape, answering on receipt ("Immediately", n8n's
+ * default): checking nothing, or with `headerAuth` (an n8n Header Auth credential) checking a secret
+ * header, n8n's own way to check a secret. `responseMode` sets another of n8n's response modes, e.g. the
+ * trigger's (nodes/BusinessMessagingTrigger/acknowledgement.ts), which the editor does not offer.
  */
-export function webhookNodeWorkflow(key: string, headerAuth?: CredentialRef): Workflow {
+export function webhookNodeWorkflow(key: string, headerAuth?: CredentialRef, responseMode = 'onReceived'): Workflow {
 	const id = webhookIdFor(`bench-${key}`);
 	const hook = node(
 		'Webhook',
@@ -101,7 +103,7 @@ export function webhookNodeWorkflow(key: string, headerAuth?: CredentialRef): Wo
 		{
 			httpMethod: 'POST',
 			path: `${id}/${TRIGGER_WEBHOOK_PATH}`,
-			responseMode: 'onReceived',
+			responseMode,
 			...(headerAuth ? { authentication: 'headerAuth' } : {}),
 			options: {},
 		},

@@ -1,13 +1,14 @@
-import type { ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
+import type { ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from './credentialType';
 import { signRequest } from './signing';
 
-/** Shown under Base URL: what the bare connection error codes of the Test button mean. */
-export const BASE_URL_CONNECTION_HINT =
-	'Test says ECONNREFUSED, ENOTFOUND or ETIMEDOUT? Nothing answered at this address: check the host name, the port, and https:// or http://.';
-
+/**
+ * The Test button is `testCredential` (credentialTest.ts), named by both nodes' `testedBy`: n8n uses a
+ * credential's own `test` request before any node's method, so this class has none.
+ */
 export class BusinessMessagingApi implements ICredentialType {
-	name = 'businessMessagingApi';
+	name = CREDENTIAL_TYPE;
 
 	displayName = 'Business Messaging API';
 
@@ -27,10 +28,6 @@ export class BusinessMessagingApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://api.example.com/v1',
 			description: 'The address every API path is relative to, as shown in your developer dashboard',
-			// n8n's Test shows only the error code when nothing answers (its credentials tester returns
-			// error.cause.code; response-code rules cannot match a connection that never got a response),
-			// so the hint for those codes sits on the field they are about.
-			hint: BASE_URL_CONNECTION_HINT,
 		},
 		{
 			displayName: 'Client ID',
@@ -72,6 +69,15 @@ export class BusinessMessagingApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			description: 'Sender number used when a node leaves its Sender field empty',
+		},
+		{
+			displayName: 'Business Name',
+			name: 'businessName',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Acme Shop',
+			description:
+				'Your business as your customers know it. The answer page of Send and Wait for Response shows it as who asks, unless the node’s Options → Asked By names someone else. Optional.',
 		},
 		{
 			displayName: 'Multipart Signing',
@@ -131,30 +137,4 @@ export class BusinessMessagingApi implements ICredentialType {
 	];
 
 	authenticate = signRequest;
-
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl}}',
-			url: '/templates',
-			method: 'GET',
-			qs: { page: 1, limit: 1 },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The service rejected the signed request (401). Check the client ID, client secret and workspace domain, and that this machine’s clock is right.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message: 'Nothing answers at this base URL (404). Check the base URL, including any version path.',
-				},
-			},
-		],
-	};
 }

@@ -10,10 +10,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export const SIGNATURE_HEADER = 'x-service-webhook-signature';
 export const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
 
+/** Why a signature check fails: each is one of the trigger's refusal reasons (its refusals.ts). */
+export type SignatureRefusal =
+	| 'missing signature'
+	| 'missing timestamp'
+	| 'invalid timestamp'
+	| 'timestamp outside tolerance'
+	| 'invalid signature';
+
 /** The spec's tolerance: reject when the header timestamp is more than this far from now, either way. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: string };
+export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: SignatureRefusal };
 
 /**
  * Header forms accepted, decided here and nowhere else:

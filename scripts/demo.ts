@@ -110,6 +110,7 @@ async function main(): Promise<void> {
 		activate: (workflows) => workflows.filter((w) => w.id === n8nId('demoOrderConfirm')).map((w) => w.id),
 	});
 	const { n8n, sandbox } = stack;
+	const supportBot = stack.workflows.find((w) => w.id === n8nId('demoSupportBot'))!;
 	const productionUrl = `${n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`;
 	await sandbox.setWebhookUrl(productionUrl);
 	await waitForWebhook(productionUrl).catch(() => undefined);
@@ -122,7 +123,7 @@ n8n is running:        ${n8n.baseUrl}
   workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
                        Demo: answer incoming messages (active in production; it resumes runs waiting for a chat reply)
                        Business Messaging: order confirmation in the chat (active)
-                       Business Messaging: support bot (AI agent): pick an OpenAI credential to try it
+                       ${supportBot.name}: pick an OpenAI credential to try it
 Sandbox (the service): ${sb}
   webhook URL set to   ${productionUrl}
   verification         ${handshake.ok ? 'ok (the trigger answered the challenge)' : `failed: ${handshake.status} ${handshake.body}`}

@@ -72,10 +72,13 @@ export function readHeader(text: string): { header: Partial<Header>; missing: st
 	return { header, missing };
 }
 
-/** A new results file for this run, named by date and sections; every line written goes to it as well. */
-export function openResults(sections: string[], dir = process.env.BENCH_RESULTS_DIR || RESULTS_DIR): { path: string; write: (text: string) => void } {
+/**
+ * A new results file for this run, named by date, kind (`bench`, or the suite `npm run record` ran) and
+ * sections; every line written goes to it as well.
+ */
+export function openResults(sections: string[], dir = process.env.BENCH_RESULTS_DIR || RESULTS_DIR, kind = 'bench'): { path: string; write: (text: string) => void } {
 	mkdirSync(dir, { recursive: true });
-	const base = `${new Date().toISOString().slice(0, 10)}-bench-${sections.join('-')}`;
+	const base = [new Date().toISOString().slice(0, 10), kind, ...sections].join('-');
 	let path = join(dir, `${base}.txt`);
 	for (let n = 2; existsSync(path); n++) path = join(dir, `${base}-${n}.txt`);
 	return { path, write: (text) => appendFileSync(path, text) };

@@ -10,15 +10,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import * as contact from './actions/contact';
-import * as message from './actions/message';
-import { WAITING_WEBHOOKS } from './actions/message/sendAndWait.operation';
-import * as order from './actions/order';
-import { routeWebhook, router } from './actions/router';
-import * as template from './actions/template';
-import * as webhook from './actions/webhook';
+import { testCredential } from '../../credentials/credentialTest';
+
+import { operationFields, routeWebhook, router, WAITING_WEBHOOKS } from './actions/router';
 import { searchTemplates } from './methods/listSearch';
 import { getTemplatePlaceholders } from './methods/resourceMapping';
+import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 const properties: INodeProperties[] = [
 	{
@@ -35,11 +32,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'message',
 	},
-	...contact.description,
-	...message.description,
-	...order.description,
-	...template.description,
-	...webhook.description,
+	...operationFields,
 ];
 
 /**
@@ -72,7 +65,7 @@ export class BusinessMessaging implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'businessMessagingApi', required: true }],
+		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: CREDENTIAL_TEST }],
 		// The resume address of Send and Wait for Response (its answer link) and of Ask and Wait for Chat Reply.
 		webhooks: WAITING_WEBHOOKS,
 		waitingNodeTooltip:
@@ -80,7 +73,11 @@ export class BusinessMessaging implements INodeType {
 		properties,
 	};
 
-	methods = { listSearch: { searchTemplates }, resourceMapping: { getTemplatePlaceholders } };
+	methods = {
+		listSearch: { searchTemplates },
+		resourceMapping: { getTemplatePlaceholders },
+		credentialTest: { [CREDENTIAL_TEST]: testCredential },
+	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await routeWebhook.call(this);

@@ -9,9 +9,11 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { testCredential } from '../../credentials/credentialTest';
+import { ACKNOWLEDGE_ONCE_RUN_EXISTS, reportAnswer } from './acknowledgement';
 import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './conversations/endpoint';
 import { handOverReply, keepReplyWaits, REPLY_EVENT, resumesWaitingRuns } from './conversations/handOver';
-import { claimDelivery, deliveryKey } from './deliveryStore';
+import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
 	ALL_EVENTS,
 	EVENT_TYPE_OPTIONS,
@@ -23,12 +25,13 @@ import {
 	verificationChallenge,
 	type EventEnvelope,
 } from './events';
-import { countRefusal, explain, isRefusalError, refusalError, type Refusal } from './refusals';
+import { countRefusal, explain, isRefusalError, refusal, refusalError, type Refusal } from './refusals';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../credentials/webhookSignature';
 import { webhookSecret } from './webhookSecret';
+import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
- * One POST endpoint. n8n answers an accepted event once it holds the run; the node answers the rest. There is no `webhookMethods`
+ * One POST endpoint. n8n answers an accepted event once the run exists (acknowledgement.ts); the node answers the rest. There is no `webhookMethods`
  * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
  * Production URL into the service's dashboard (see the notice in the node). Declared outside the
  * description because n8n's community lint asks any description listing webhooks inline for that
@@ -38,18 +41,12 @@ const WEBHOOKS: IWebhookDescription[] = [
 	{
 		name: 'default',
 		httpMethod: 'POST',
-		responseMode: 'onReceived',
-		// Empty, not left out: n8n then answers with the node's `webhookResponse` when it answers after
-		// queueing the run (n8n's default would send the literal text "firstEntryJson").
-		responseData: '',
+		responseMode: ACKNOWLEDGE_ONCE_RUN_EXISTS,
 		path: 'webhook',
 	},
 	// Runs waiting for a chat reply register here (Resume Waiting Runs): conversations/endpoint.ts.
 	WAITS_WEBHOOK,
 ];
-
-/** The answer to an accepted event. */
-const ACCEPTED: IDataObject = { received: true };
 
 interface TriggerOptions {
 	ignoreStatuses?: string[];
@@ -59,11 +56,31 @@ interface TriggerOptions {
 	refusalSummaryMinutes?: number;
 }
 
-/** Answers without starting the workflow. Every such answer is JSON with an explicit status code. */
+/** Which trigger node of which workflow: the trigger's in-process memory is kept per scope. */
+function scopeOf(context: IWebhookFunctions): string {
+	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
+}
+
+/**
+ * Answers without starting the workflow. Every such answer is JSON with an explicit status code. n8n saves
+ * the workflow's static data for these requests (and only these), so each hands the acknowledged
+ * deliveries over to be saved: a restart then still knows them. A 200 is left to n8n, which saves the
+ * static data before it answers (live-webhooks.js), so a sender answered 200 knows the hand-over is
+ * saved; n8n answers those with the webhook's status, 200, so other codes are written here.
+ */
 function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
+	handOverStore(context);
+	if (statusCode === 200) return { webhookResponse: body };
 	const response = context.getResponseObject();
 	if (!response.headersSent) response.status(statusCode).json(body);
 	return { noWebhookResponse: true };
+}
+
+/** Puts this process's acknowledged deliveries into the static data n8n saves with the trigger's own answer. */
+function handOverStore(context: IWebhookFunctions): void {
+	if (context.getMode() !== 'manual') {
+		handOverDeliveries(scopeOf(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
+	}
 }
 
 /**
@@ -79,8 +96,7 @@ function refuse(context: IWebhookFunctions, refusal: Refusal, options: TriggerOp
 		throw refusalError(context.getNode(), refusal);
 	}
 	const minutes = Number(options.refusalSummaryMinutes);
-	const scope = `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
-	const { total, summary } = countRefusal(scope, refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
+	const { total, summary } = countRefusal(scopeOf(context), refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
 	context.logger.warn(
 		`Business Messaging Trigger: delivery refused (${refusal.status}, ${refusal.reason}); ${total} refused by this trigger since n8n started. ${explain(refusal).whatToCheck}`,
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal.reason, refusedSinceStart: total },
@@ -120,18 +136,13 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 
 	if (options.skipSignatureVerification !== true) {
 		const secret = await webhookSecret(this);
-		if (secret === '') {
-			// 503, not 401: the service retries 5xx answers for about 7 hours, so events sent before the
-			// user fills in the secret still arrive afterwards. A 401 would make it drop them for good.
-			return refuse(this, { status: 503, reason: 'webhook secret not configured' }, options);
-		}
+		if (secret === '') return refuse(this, refusal('webhook secret not configured'), options);
 		const check = verifySignature(secret, headers[SIGNATURE_HEADER], timestampHeader, rawBody, nowSeconds);
-		if (!check.valid) return refuse(this, { status: 401, reason: check.reason }, options);
+		if (!check.valid) return refuse(this, refusal(check.reason), options);
 	}
 
-	// 400 tells the service not to retry: resending the same body cannot fix it.
 	const problem = envelopeProblem(body);
-	if (problem !== undefined) return refuse(this, { status: 400, reason: problem }, options);
+	if (problem !== undefined) return refuse(this, refusal(problem), options);
 	const { event, timestamp, data } = body as unknown as EventEnvelope;
 
 	// Event names not in the list (added by the service later) are well-formed and signed: they start
@@ -150,31 +161,40 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
 	// hide the event the user is waiting for.
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
-		const scope = `${this.getWorkflow().id ?? ''}/${this.getNode().id}`;
-		const claim = await claimDelivery(scope, this.getWorkflowStaticData('node'), key, nowSeconds);
+		const claim = await claimDelivery(scopeOf(this), this.getWorkflowStaticData('node'), key, nowSeconds);
 		if (claim.outcome === 'duplicate') return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
-		settleWhenAnswered(this.getResponseObject(), claim.settle);
+		if (claim.outcome === 'inFlight') {
+			// 503: the service retries later, by when n8n has answered the earlier copy.
+			this.logger.warn(
+				`Business Messaging Trigger: a copy of a delivery still being handed to n8n after ${IN_FLIGHT_WAIT_MS / 1000} s was answered 503; the service retries it`,
+			);
+			return answer(this, 503, { error: 'delivery in progress' });
+		}
+		reportAnswer(this.getResponseObject(), claim.settle);
 	}
 
-	// A reply to a question goes to the run asking it (Resume Waiting Runs); others go on as before.
+	// A reply to a question goes to the run asking it (Resume Waiting Runs); others go on as before. A reply
+	// a run took is answered here, so that its hand-over and the store are saved with the answer.
 	const reply = await handOverReply(this, { rawBody, event, data });
-	if ('answer' in reply) return reply.answer;
+	if ('answer' in reply) return answer(this, reply.answer.status, reply.answer.body);
 	if (!selected) return answer(this, 200, { received: true, ignored: 'event not selected' });
 
 	const json: IDataObject = options.outputDataOnly
 		? { ...data, ...testEventMark(data), ...reply.extra }
 		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data), ...reply.extra };
-	// n8n answers (with `webhookResponse`, see WEBHOOKS) once it holds the run: the 2xx the service stops
-	// retrying on is sent only for an event n8n will run.
-	return { workflowData: [[{ json }]], webhookResponse: ACCEPTED };
+	// n8n answers once the run exists (acknowledgement.ts): the 2xx the service stops retrying on is sent
+	// only for an event n8n holds.
+	return { workflowData: [[{ json }]] };
 }
 
 /**
- * Reports n8n's answer to a claimed delivery: 2xx means the run exists; any other answer, or a
- * connection closed before one, frees the delivery so the service's retry runs it.
+ * The canvas subtitle: the chosen events by the names the Events field shows ("All Events", or e.g.
+ * "Message Received, Order Created"), not their values ("*", "message.received").
  */
-function settleWhenAnswered(response: ReturnType<IWebhookFunctions['getResponseObject']>, settle: (acknowledged: boolean) => void): void {
-	response.once('close', () => settle(response.headersSent && response.statusCode >= 200 && response.statusCode < 300));
+function eventsSubtitle(): string {
+	const names = Object.fromEntries(EVENT_TYPE_OPTIONS.map((option) => [String(option.value), option.name]));
+	const all = JSON.stringify(names[ALL_EVENTS]);
+	return `={{ $parameter["events"].includes(${JSON.stringify(ALL_EVENTS)}) ? ${all} : $parameter["events"].map(event => (${JSON.stringify(names)})[event] || event).join(", ") }}`;
 }
 
 export class BusinessMessagingTrigger implements INodeType {
@@ -192,17 +212,22 @@ export class BusinessMessagingTrigger implements INodeType {
 		// Version 1 stays for workflows made with package 0.1.0.
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when the business messaging service sends an event',
+		subtitle: eventsSubtitle(),
+		// n8n's node creator lists this trigger and the action node as one entry and shows this text for it,
+		// also among the actions (docs/compatibility.md, "Node creator"): so it says what both do.
+		description:
+			'Send messages, look up templates and contacts, and update orders on a business messaging service; start workflows from its events',
 		defaults: { name: 'Business Messaging Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'businessMessagingApi', required: true }],
+		// n8n's credential Test looks for the method in whichever node using the credential it finds first.
+		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: CREDENTIAL_TEST }],
 		webhooks: WEBHOOKS,
 		properties: [
 			{
+				// The README's set-up, in its order: the Test URL to check the whole path, then the Production URL.
 				displayName:
-					'In the service’s dashboard, set the webhook URL to this node’s Production URL (under Webhook URLs above) and activate the workflow. The Test URL only listens while the panel says "Listening for test event" (after Execute step), so keep the Production URL in the dashboard. Copy the dashboard’s webhook secret into the credential’s Webhook Secret.',
+					'Set-up: 1. Copy the dashboard’s webhook secret into the credential’s Webhook Secret. 2. To check the whole path, put this node’s Test URL (Webhook URLs above) into the service’s dashboard as the webhook URL, click Execute step, and send the service’s test event (Business Messaging node: Webhook → Send Test Event); it shows here. 3. Then put the Production URL into the dashboard and activate the workflow: the Test URL listens only while this panel says "Listening for test event".',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
@@ -294,9 +319,15 @@ export class BusinessMessagingTrigger implements INodeType {
 		],
 	};
 
+	methods = { credentialTest: { [CREDENTIAL_TEST]: testCredential } };
+
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		try {
-			if (isWaitsRequest(this)) return await handleWaitsRequest(this, await receivedBytes(this));
+			if (isWaitsRequest(this)) {
+				// The trigger answers every request of its waits webhook itself: the store goes with it too.
+				handOverStore(this);
+				return await handleWaitsRequest(this, await receivedBytes(this));
+			}
 			return await handleDelivery.call(this);
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { IDataObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
 /** The service retries a failed delivery after 1 min, 5 min, 15 min, 1 h and 6 h (spec, Events). */
 export const RETRY_DELAYS_SECONDS = [60, 300, 900, 3600, 21600];
@@ -15,7 +15,7 @@ export const REMEMBER_FOR_SECONDS = RETRY_HORIZON_SECONDS + 3600;
 
 /**
  * Most bodies remembered at once; beyond it the oldest are forgotten first. Each costs 12 characters of
- * the workflow's static data, which n8n reads with every request; the trigger hands it back at most once a second.
+ * the workflow's static data, which n8n reads with every request.
  */
 export const MAX_REMEMBERED_DELIVERIES = 2000;
 
@@ -128,11 +128,10 @@ function holdsEarlierForm(store: IDataObject): boolean {
 interface ProcessMemory {
 	acknowledged: Accepted;
 	inFlight: Map<string, Promise<boolean>>;
-	/** `acknowledged` packed as the static data should hold it; made when next offered to n8n. */
+	/** `acknowledged` packed as the static data should hold it; made when next handed to n8n. */
 	packed: string | undefined;
 	/** The stored string last learnt from, so an unchanged one is not parsed again. */
 	learnt: string | undefined;
-	lastWriteMs: number;
 }
 
 const memoryOfTrigger = new Map<string, ProcessMemory>();
@@ -176,29 +175,43 @@ function learnSaved(memory: ProcessMemory, store: IDataObject, nowSeconds: numbe
 }
 
 /**
- * Hands n8n the acknowledged keys its static data lacks: n8n saves static data when it sees it changed,
- * whenever that is. Only acknowledged keys are written, never the one being claimed, so a saved key
- * always belongs to a run n8n holds: what is saved never depends on when n8n saves. With a request that
- * starts a run at most once a second (each save writes the whole string); with a duplicate always, as
- * n8n 2.x saves static data only for a request the node answers itself.
+ * Writes the acknowledged keys into the static data n8n loaded for this request, when it lacks any. Only
+ * acknowledged keys are written, never one being claimed, so a saved key always belongs to a run n8n holds.
  */
-function offerToSave(memory: ProcessMemory, store: IDataObject, nowSeconds: number, throttled: boolean): void {
-	const nowMs = Date.now();
-	if (throttled && nowMs - memory.lastWriteMs < WRITE_INTERVAL_MS) return;
+function writeAcknowledged(memory: ProcessMemory, store: IDataObject, nowSeconds: number): void {
 	if (memory.packed === undefined) {
 		prune(memory.acknowledged, nowSeconds);
 		memory.packed = pack(memory.acknowledged);
 	}
 	if ((store[STORE_FIELD] ?? '') === memory.packed && !holdsEarlierForm(store)) return;
-	memory.lastWriteMs = nowMs;
 	// Setting a property of the node's own object is what makes n8n save static data.
 	store[STORE_FIELD] = memory.packed;
 	delete store[LEGACY_FIELD];
 	delete store[HEX_FIELD];
+	// Once saved, the next request loads this string: nothing in it to learn.
+	memory.learnt = memory.packed;
 }
 
-/** How often a request that starts a run hands n8n the keys to save: each save writes the whole string. */
-const WRITE_INTERVAL_MS = 1000;
+/**
+ * Hands this process's acknowledged deliveries to n8n with a request the trigger answers itself (a repeat,
+ * an ignored event or status, a refusal, the challenge): n8n saves the workflow's static data for such a
+ * request on every supported version, and for no request that starts a run (the answer to those is sent
+ * outside the callback that saves, see acknowledgement.ts). `store` is read only when this process has
+ * something to hand over, so forged requests cost nothing here.
+ */
+export function handOverDeliveries(scope: string, store: () => IDataObject, nowSeconds: number): void {
+	const memory = memoryOfTrigger.get(scope);
+	if (memory === undefined || memory.acknowledged.size === 0) return;
+	const loaded = store();
+	learnSaved(memory, loaded, nowSeconds);
+	writeAcknowledged(memory, loaded, nowSeconds);
+}
+
+/**
+ * How long a copy waits for n8n's answer to an earlier copy being handed to n8n. n8n answers within
+ * milliseconds unless it is far behind; then the copy is answered 503 and the service retries it later.
+ */
+export const IN_FLIGHT_WAIT_MS = 10_000;
 
 /** A claimed delivery: start its run, then report n8n's answer with `settle`. */
 export interface Claimed {
@@ -207,33 +220,32 @@ export interface Claimed {
 	settle(acknowledged: boolean): void;
 }
 
-export type Claim = Claimed | { outcome: 'duplicate' };
+/** `inFlight`: an earlier copy is still being handed to n8n after IN_FLIGHT_WAIT_MS; answer so that the service retries. */
+export type Claim = Claimed | { outcome: 'duplicate' } | { outcome: 'inFlight' };
 
 /**
  * Claims a delivery for one trigger node. The first copy of a body is `claimed`; a copy whose earlier
  * copy n8n acknowledged in the last REMEMBER_FOR_SECONDS is a `duplicate`; a copy arriving while an
- * earlier one is being handed to n8n waits for n8n's answer to it, and takes over if that answer was not
- * 2xx (nothing acknowledged is lost, nothing runs twice). That wait ends with the earlier request, which
- * n8n answers or its connection closes. `store` is the node's static data as n8n loaded it for this request.
+ * earlier one is being handed to n8n waits for n8n's answer to it (at most IN_FLIGHT_WAIT_MS), and takes
+ * over if that answer was not 2xx (nothing acknowledged is lost, nothing runs twice). `store` is the
+ * node's static data as n8n loaded it for this request: keys saved there (before a restart, or by another
+ * process) count as acknowledged. The trigger's answer to a duplicate hands the store over (handOverDeliveries).
  */
 export async function claimDelivery(scope: string, store: IDataObject, key: string, nowSeconds: number): Promise<Claim> {
 	const storedKey = storedKeyOf(key);
 	let memory = memoryOfTrigger.get(scope);
 	if (!memory) {
-		memory = { acknowledged: new Map(), inFlight: new Map(), packed: undefined, learnt: undefined, lastWriteMs: 0 };
+		memory = { acknowledged: new Map(), inFlight: new Map(), packed: undefined, learnt: undefined };
 		memoryOfTrigger.set(scope, memory);
 	}
 	learnSaved(memory, store, nowSeconds);
 	for (;;) {
-		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) {
-			offerToSave(memory, store, nowSeconds, false);
-			return { outcome: 'duplicate' };
-		}
+		if (isFresh(memory.acknowledged.get(storedKey), nowSeconds)) return { outcome: 'duplicate' };
 		const inFlight = memory.inFlight.get(storedKey);
 		if (!inFlight) break;
-		await inFlight;
+		const answered = await Promise.race([inFlight.then(() => true), sleep(IN_FLIGHT_WAIT_MS).then(() => false)]);
+		if (!answered) return { outcome: 'inFlight' };
 	}
-	offerToSave(memory, store, nowSeconds, true);
 	let answered!: (acknowledged: boolean) => void;
 	memory.inFlight.set(storedKey, new Promise<boolean>((resolve) => (answered = resolve)));
 	const trigger = memory;

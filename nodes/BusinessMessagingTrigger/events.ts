@@ -1,5 +1,7 @@
 import type { IDataObject, INodePropertyOptions } from 'n8n-workflow';
 
+import type { RefusalReason } from './refusals';
+
 /** Selects every event, including names the service adds later. */
 export const ALL_EVENTS = '*';
 
@@ -58,11 +60,11 @@ export function verificationChallenge(body: IDataObject | undefined): string | u
 }
 
 /** What is wrong with an event envelope, or undefined when it has `event`, `timestamp` and `data`. */
-export function envelopeProblem(body: IDataObject | undefined): string | undefined {
+export function envelopeProblem(body: IDataObject | undefined): RefusalReason | undefined {
 	if (body === undefined) return 'body is not a JSON object';
-	if (typeof body.event !== 'string' || body.event === '') return 'missing event';
-	if (typeof body.timestamp !== 'string' || body.timestamp === '') return 'missing timestamp';
-	if (!isPlainObject(body.data)) return 'missing data';
+	if (typeof body.event !== 'string' || body.event === '') return 'missing event field';
+	if (typeof body.timestamp !== 'string' || body.timestamp === '') return 'missing timestamp field';
+	if (!isPlainObject(body.data)) return 'missing data field';
 	return undefined;
 }
 

@@ -1,63 +1,98 @@
 import { NodeOperationError, type IDataObject, type INode } from 'n8n-workflow';
 
 /**
- * Why a delivery was refused, said so that the person setting up can act on it. Each explanation
- * names the check that failed, never the expected value (no signature, no secret, no hint a forger
- * could use); the answer to the sender stays the short reason.
+ * Every reason the trigger refuses a delivery for, each naming one check, with the HTTP status the sender
+ * gets and what to do about it, said so that the person setting up can act on it. The explanation names
+ * the check that failed, never the expected value (no signature, no secret, no hint a forger could use);
+ * the answer to the sender stays the short reason. The status decides what the service does (spec,
+ * Delivery and retry): 503 is retried for about 7 hours, 400 and 401 are not.
  */
-export interface Refusal {
-	/** HTTP status answered to the sender. */
-	status: number;
-	/** The short reason answered to the sender and logged. */
-	reason: string;
-}
-
-const WHAT_TO_CHECK: Record<string, { check: string; whatToCheck: string }> = {
+const REFUSALS = {
+	// 503, not 401: the service retries 5xx answers, so events sent before the user fills in the secret
+	// still arrive afterwards. A 401 would make it drop them for good.
 	'webhook secret not configured': {
+		status: 503,
 		check: 'Webhook Secret present',
 		whatToCheck:
 			'The credential has no Webhook Secret. Copy the webhook secret from the service’s dashboard (webhook settings) into the credential.',
 	},
 	'missing signature': {
+		status: 401,
 		check: 'signature header present',
 		whatToCheck:
 			'The request has no X-Service-Webhook-Signature header. The service signs every event; a request without it did not come from the service (or a proxy removed the header).',
 	},
 	'missing timestamp': {
+		status: 401,
 		check: 'timestamp header present',
 		whatToCheck:
 			'The request has no X-Service-Webhook-Timestamp header. The service sends it with every event; a request without it did not come from the service (or a proxy removed the header).',
 	},
 	'invalid timestamp': {
+		status: 401,
 		check: 'timestamp header form',
 		whatToCheck: 'The X-Service-Webhook-Timestamp header is not whole Unix seconds. It did not come from the service.',
 	},
 	'timestamp outside tolerance': {
+		status: 401,
 		check: 'timestamp within 300 seconds',
 		whatToCheck:
 			'The signature’s timestamp is more than 300 seconds away from this n8n server’s clock. If the service sent it, check the server’s clock (NTP) and that no proxy holds requests back; an old request sent again is refused on purpose.',
 	},
 	'invalid signature': {
+		status: 401,
 		check: 'signature matches the body',
 		whatToCheck:
 			'The signature does not match the body signed with the credential’s Webhook Secret. If the service sent this (for example after Webhook → Send Test Event), the credential’s Webhook Secret differs from the one in the service’s dashboard: copy it again, also after every rotation. A proxy that changes the body also breaks the signature.',
 	},
+	// 400 from here on: the body is signed, and resending the same body cannot fix it.
 	'body is not a JSON object': {
+		status: 400,
 		check: 'body is a JSON object',
 		whatToCheck:
 			'The signature is valid but the body is not a JSON object. Check that nothing between the service and n8n rewrites the body.',
 	},
-};
+	'missing event field': {
+		status: 400,
+		check: 'event field present',
+		whatToCheck:
+			'The body is signed JSON but has no `event` name. Check that the URL receives only the service’s events.',
+	},
+	'missing timestamp field': {
+		status: 400,
+		check: 'timestamp field present',
+		whatToCheck:
+			'The body is signed JSON but has no `timestamp` field (the event’s own time, not the X-Service-Webhook-Timestamp header, which was checked). Check that the URL receives only the service’s events.',
+	},
+	'missing data field': {
+		status: 400,
+		check: 'data field is an object',
+		whatToCheck:
+			'The body is signed JSON but its `data` is missing or not an object. Check that the URL receives only the service’s events.',
+	},
+} satisfies Record<string, { status: number; check: string; whatToCheck: string }>;
 
-const ENVELOPE = {
-	check: 'event fields present',
-	whatToCheck: 'The body is signed JSON but lacks the event’s `event`, `timestamp` or `data`. Check that the URL receives only the service’s events.',
-};
+export type RefusalReason = keyof typeof REFUSALS;
+
+/** Why a delivery was refused: the short reason answered to the sender and logged, and its HTTP status. */
+export interface Refusal {
+	status: number;
+	reason: RefusalReason;
+}
+
+/** The refusal for `reason`, with its status. */
+export function refusal(reason: RefusalReason): Refusal {
+	return { status: REFUSALS[reason].status, reason };
+}
 
 /** Which check failed and what to do about it. */
 export function explain(refusal: Refusal): { check: string; whatToCheck: string } {
-	return WHAT_TO_CHECK[refusal.reason] ?? ENVELOPE;
+	const { check, whatToCheck } = REFUSALS[refusal.reason];
+	return { check, whatToCheck };
 }
+
+/** Every reason, in the order the checks run (tests, docs). */
+export const REFUSAL_REASONS = Object.keys(REFUSALS) as RefusalReason[];
 
 /** Errors made by `refusalError`: thrown on past the trigger's catch-all, which answers 500. */
 const refusalErrors = new WeakSet<object>();

@@ -1,5 +1,7 @@
 import { sleep, type IWebhookFunctions } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
+
 /**
  * How long one reading of the credential's Webhook Secret serves the same trigger node. Reading a
  * credential is the costliest step n8n takes for this trigger per event (a database query, a decryption
@@ -9,8 +11,6 @@ import { sleep, type IWebhookFunctions } from 'n8n-workflow';
  * from memory when the time is up, and never reused while the editor listens for a test event.
  */
 export const SECRET_REUSE_MS = 1000;
-
-const CREDENTIAL_TYPE = 'businessMessagingApi';
 
 interface Reading {
 	secret: Promise<string>;

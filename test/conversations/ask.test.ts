@@ -8,13 +8,13 @@
 import type { IDataObject, INodeParameters, IRun } from 'n8n-workflow';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../sandbox/seed';
+import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../tools/sandbox/seed';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { useSandbox } from '../helpers/useSandbox';
 import { DEFAULT_CREDENTIALS } from '../helpers/webhook';
-import type { Sandbox } from '../sandbox';
+import type { Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
@@ -97,14 +97,15 @@ test('Test Mode (Send to Test Recipient): the test recipient is asked and is the
 	expect(noReplyItem(result.run)).toMatchObject({ testMode: 'redirected', intendedRecipient: PHONE, question: { to: '+4915199999999' } });
 });
 
-test('Test Mode (Dry Run): checks the trigger, signs the question, registers and sends nothing, goes on at once', async () => {
+test('Test Mode (Dry Run): checks the trigger, signs the question, registers and sends nothing, goes on at once, as Send and Wait for Response does', async () => {
 	const result = await ask({}, { credentials: { testMode: 'dryRun' } });
 	expect(result.error).toBeUndefined();
 	expect(result.run.status).toBe('success');
 	expect(sent()).toEqual([]);
 	expect(registered()).toEqual([]);
 	expect(standIn.answers.map((a) => Object.keys(a.body as object)[0])).toEqual(['saved']);
-	expect(result.items[0].json).toMatchObject({ replied: false, reply: null, testMode: 'dryRun', sent: false, intendedRecipient: PHONE });
+	expect(result.items[0].json).toMatchObject({ answer: null, testMode: 'dryRun', sent: false, intendedRecipient: PHONE });
+	expect(result.items[0].json.replied).toBeUndefined();
 });
 
 describe('refused before anything is sent, naming what to fix', () => {
@@ -113,7 +114,7 @@ describe('refused before anything is sent, naming what to fix', () => {
 		['no recipient (an expression that is empty)', { phone: '={{ "" }}' }, 'Recipient Phone: "" is not a phone number'],
 		['an invalid phone', { phone: '12ab' }, 'Recipient Phone: "12ab" is not a phone number'],
 		['an invalid sender phone number', { senderPhone: 'main line' }, 'Sender Phone Number: "main line" is not a phone number'],
-		['no text', { text: '  ' }, 'Text: is empty'],
+		['no text', { text: '  ' }, 'Text: has only spaces, nothing to send'],
 		['expected replies that are empty after trimming', { expectedReplies: 'list', acceptedReplies: ['  ', ''] }, 'Replies: the list of expected replies is empty'],
 		['a template without quick-reply buttons', { ...template(2) }, 'Expected Replies: template "shipping_notice_0002" has no quick-reply buttons'],
 		['a limit that has passed', { options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' } } } }, 'Limit Wait Time: 2020-01-01T00:00:00.000Z has passed already'],
@@ -132,7 +133,7 @@ describe('refused before anything is sent, naming what to fix', () => {
 
 	test('several items (one reply resumes one run)', async () => {
 		const result = await ask({}, { input: [{ json: {} }, { json: {} }] });
-		expect(result.error?.message).toBe('Ask and Wait for Chat Reply waits for one reply per execution, and 2 items arrived');
+		expect(result.error?.message).toBe('Ask and Wait for Chat Reply waits for one answer per execution, and 2 items arrived');
 		expect(sent()).toEqual([]);
 	});
 

@@ -12,7 +12,7 @@ import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversatio
 import type { RunResult } from '../helpers/engine';
 import { callResumeAddress } from '../helpers/resume';
 import { useSandbox } from '../helpers/useSandbox';
-import { SANDBOX_CREDENTIALS, SANDBOX_SENDER_PHONE, type Sandbox } from '../sandbox';
+import { SANDBOX_CREDENTIALS, SANDBOX_SENDER_PHONE, type Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));

@@ -267,11 +267,9 @@ describe('signRequest', () => {
 		expectSignedHeaders(out, v);
 	});
 
-	it('a relative url with baseURL (the credential test request) is joined, and baseURL removed', async () => {
+	it('a relative url with baseURL (as n8n’s declarative requests send it) is joined, and baseURL removed', async () => {
 		const v = vector('empty-query');
-		const { request } = new BusinessMessagingApi().test;
-		// n8n resolves the `={{$credentials.baseUrl}}` expression before authenticate runs.
-		const resolved = { ...request, baseURL: `${credentials.baseUrl as string}/` } as IHttpRequestOptions;
+		const resolved: IHttpRequestOptions = { method: 'GET', url: '/templates', qs: { page: 1, limit: 1 }, baseURL: `${credentials.baseUrl as string}/` };
 		const out = await signRequest(credentials, resolved, clockAt(v));
 		expect(out.url).toBe(`${BASE}/templates?page=1&limit=1`);
 		expect(out.baseURL).toBeUndefined();

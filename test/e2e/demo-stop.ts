@@ -193,7 +193,10 @@ async function main(): Promise<void> {
 			const health = await fetch(`${demo.n8nUrl}/healthz/readiness`);
 			assert(health.ok, `the address the demo named does not answer as n8n: ${health.status}`);
 			const names = await demoWorkflowNames(demo);
-			assert(names.some((name) => name.startsWith('Business Messaging: support bot')), `the demo's workflows: ${names.join(', ')}`);
+			// Each example under the name its file gives it, as after Import from File: no internal keys.
+			const supportBot = (JSON.parse(readFileSync(join(REPO_ROOT, 'examples/support-bot.json'), 'utf8')) as { name: string }).name;
+			assert(names.includes(supportBot), `the demo's workflows: ${names.join(', ')}; expected one named "${supportBot}"`);
+			assert(names.every((name) => !/\(demo[A-Z]\w*\)/.test(name)), `a demo workflow name carries an internal key: ${names.join(', ')}`);
 			const signalledAt = Date.now();
 			demo.npm.stdin?.write('\x03'); // Ctrl-C
 			await checkEverythingStopped([Number(new URL(demo.n8nUrl).port), demo.sandboxPort], started, signalledAt);

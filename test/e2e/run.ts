@@ -89,11 +89,12 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 /**
  * The checks a smoke run keeps: the package loads, one action, genuine and forged deliveries, duplicates
  * at once and across a restart (they rest on how each n8n answers and saves), forged Send and Wait links
- * (n8n before 2.41 checks their signature only when the node asks), retry chains (they rest on what n8n
- * copies into a retry), the shipped support bot, no secret leaks.
+ * (n8n before 2.41 checks their signature only when the node asks) and an answered link opened again (n8n
+ * answers it), the credential test's messages (n8n passes on the package's), retry chains (they rest on
+ * what n8n copies into a retry), the shipped support bot, no secret leaks.
  */
 const SMOKE_CHECKS =
-	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged/;
+	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps

@@ -1,39 +1,80 @@
 /**
- * Fault suite: does a 2xx from the trigger mean the event is n8n's? 400 distinct signed events, 8 at a time,
- * to one n8n process, killed (SIGKILL, as the OOM killer or `docker kill`; SIGTERM, n8n's graceful
- * shutdown) right after the 200th 2xx answer; restarted; the unanswered events re-sent as the service
- * retries; every acknowledged event looked up in the saved executions. In regular mode (one process,
- * SQLite) and in queue mode (PostgreSQL, Redis; the burst goes to one webhook process), for the trigger at
- * default settings, the trigger with Allow Duplicate Deliveries, and n8n's Webhook node as the reference.
+ * Fault suite: does a 2xx from the trigger mean the event is n8n's, on every n8n version the package
+ * supports, whatever the network and the process do? On 1.123.81, 2.3.6 and 2.41.1 (regular mode, one
+ * process, SQLite), and on 2.41.1 in queue mode (PostgreSQL, Redis; requests go to one webhook process):
+ * - burst: 400 distinct signed events, 8 at a time, the process killed (SIGKILL, as the OOM killer or
+ *   `docker kill`; SIGTERM, n8n's graceful shutdown) right after the 200th 2xx answer, restarted, the
+ *   unanswered events re-sent as the service retries; for the trigger at default settings (both kills), and
+ *   under SIGKILL also with Allow Duplicate Deliveries and n8n's Webhook node ("Respond: Immediately") as the
+ *   reference, never failed: it shows the loss n8n itself has on a version;
+ * - network: the first sender hangs up (0 ms, mid-body, after the body), resets, or sends slowly; the
+ *   retry must be answered 2xx within seconds and the event run once;
+ * - restart (regular mode): what a restart keeps of the duplicate store after each kind of request.
+ * Every event sent is looked up in n8n's executions; the closing line compares the counts.
  * npm run test:faults  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex selects
- * rounds by their line, e.g. "regular SIGKILL".)
+ * cases by their name, e.g. "2.3.6 regular SIGKILL" or "network"; a filter that matches no case fails.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
-import { formatElapsed, installCleanupHandlers, stopAll, waitFor } from '../../tools/n8n/proc';
+import { formatElapsed, installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack } from '../../tools/n8n/queue-stack';
-import { createReporter, runSuite } from '../e2e/lib/report';
 import { type Stack, startStack } from '../../tools/n8n/stack';
+import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
 import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
 import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
+import { createReporter, runSuite } from '../e2e/lib/report';
 import { triggerNode } from '../queue/workflows';
-import { burstAndKill, CONCURRENCY, type Figures, type Kill, KILL_AFTER } from './burst';
+import { burstAndKill, CONCURRENCY, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
+import { ledger, lookUp, registered } from './lookup';
+import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
+import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
 
 const OWNER = { email: 'owner@faults.example.com', password: 'Faults-owner-Passw0rd!', firstName: 'Fault', lastName: 'Owner' };
 const HOOK_PATH = 'fault-webhook-node';
-/**
- * Acknowledged events left without a finished run may exceed the Webhook node's by this much (one
- * burst's worth in flight) before the trigger fails: runs that were under way when the process died.
- */
-const UNFINISHED_MARGIN = CONCURRENCY;
 const KILLS: Kill[] = ['SIGKILL', 'SIGTERM'];
+/** The restart cases' kill: the harshest; a hand-over answered 200 must already be saved. */
+const RESTART_KILL: Kill = 'SIGKILL';
 const TITLES = { hook: "n8n's Webhook node (reference)", default: 'trigger, default settings', duplicates: 'trigger, Allow Duplicate Deliveries' };
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
-const roundName = (mode: string, kill: Kill, title: string) => `${mode} ${kill}, ${title}`;
-/** Whether E2E_ONLY selects any round of `mode` (a mode with none is not even started). */
-const modeSelected = (mode: string) => !ONLY || KILLS.some((k) => Object.values(TITLES).some((t) => ONLY.test(roundName(mode, k, t))));
+
+/** Where cases run: each version in regular mode, and the default version in queue mode. */
+interface Deployment {
+	version: string;
+	mode: 'regular' | 'queue';
+}
+
+const DEPLOYMENTS: Deployment[] = [
+	...[...SMOKE_N8N_VERSIONS, DEFAULT_N8N_VERSION].map((version): Deployment => ({ version, mode: 'regular' })),
+	{ version: DEFAULT_N8N_VERSION, mode: 'queue' },
+];
+
+const prefix = (d: Deployment) => `n8n ${d.version} ${d.mode}`;
+const burstName = (d: Deployment, kill: Kill, title: string) => `${prefix(d)} ${kill}, ${title}`;
+const networkName = (d: Deployment, fault: string) => `${prefix(d)} network: ${fault}`;
+const restartName = (d: Deployment, sequence: string) => `${prefix(d)} restart (${RESTART_KILL}): ${sequence}`;
+
+/** Every case of a deployment, by name. */
+function caseNames(d: Deployment): string[] {
+	return [
+		...NETWORK_FAULTS.map((f) => networkName(d, f.name)),
+		...(d.mode === 'regular' ? RESTART_SEQUENCES.map((s) => restartName(d, s.name)) : []),
+		...KILLS.flatMap((kill) => titlesFor(kill).map((title) => burstName(d, kill, title))),
+	];
+}
+
+/**
+ * The receivers each kill is tried on: all three under SIGKILL (the Webhook node shows the loss n8n itself
+ * has on a version, Allow Duplicate Deliveries takes the same answer path without the store); under SIGTERM
+ * the trigger at default settings, what users run. Keeps the suite within CI's time on four deployments.
+ */
+const titlesFor = (kill: Kill): string[] => (kill === 'SIGKILL' ? Object.values(TITLES) : [TITLES.default]);
+
+const selected = (name: string) => !ONLY || ONLY.test(name);
+/** Whether the case `name` is one of `d`'s and chosen. */
+const chosenIn = (d: Deployment, name: string) => caseNames(d).includes(name) && selected(name);
 
 interface Receiver {
 	title: string;
@@ -43,7 +84,7 @@ interface Receiver {
 	reference?: boolean;
 }
 
-/** The Webhook node first: the triggers' lines compare against its figures in the same case. */
+/** The Webhook node first: its figures are shown next to the triggers' in the same deployment. */
 function receivers(credential: CredentialRef): Receiver[] {
 	const hookDefault = webhookIdFor('fault-default');
 	const hookDuplicates = webhookIdFor('fault-duplicates');
@@ -69,83 +110,40 @@ function receivers(credential: CredentialRef): Receiver[] {
 	];
 }
 
-/** A CORS preflight answers 204 once the path is registered, and starts nothing (a probe POST would run the Webhook node). */
-async function waitForRegistered(url: string): Promise<void> {
-	await waitFor(
-		`${url} to be registered`,
-		async () => {
-			const res = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'http://faults.example.com', 'Access-Control-Request-Method': 'POST' } });
-			return res.status === 204 ? true : undefined;
-		},
-		60_000,
-		250,
-	);
-}
-
 function describe(f: Figures): string {
 	const parts = [
-		`${f.acknowledged} acknowledged`,
+		`${f.acknowledged} acknowledged before the restart`,
 		`${f.lost} lost`,
-		`${f.unfinished} left without a finished run`,
-		`${f.extraRuns} extra runs after ${f.resent} re-sent`,
+		`${f.unfinished} without a finished run`,
+		`${f.resent} re-sent (${f.cutOff} cut off in flight)`,
+		`${f.extraRuns} extra runs (${f.extraRunsBeyondMargin} beyond the margin)`,
+		`${f.lookedUp} looked up`,
 	];
 	if (f.resentUnanswered) parts.push(`${f.resentUnanswered} re-sent never answered 2xx`);
 	if (f.unattributed) parts.push(`${f.unattributed} executions without an event`);
 	return parts.join(', ');
 }
 
-type Reporter = ReturnType<typeof createReporter>;
-
-/** Every kill and receiver of one mode, on a running stack. */
-async function runCases(
-	report: Reporter,
-	mode: string,
-	stack: Stack,
-	list: Receiver[],
-	target: N8n,
-	command: N8nCommand,
-	log: (line: string) => void,
-): Promise<void> {
-	for (const kill of KILLS) {
-		let reference: Figures | undefined;
-		for (const receiver of list) {
-			const name = roundName(mode, kill, receiver.title);
-			if (ONLY && !ONLY.test(name)) continue;
-			const workflow = stack.workflows.find((w) => w.name === receiver.workflow.name)!;
-			try {
-				await waitForRegistered(`${target.baseUrl}${receiver.path}`);
-				const f = await burstAndKill({
-					target,
-					command,
-					reader: stack.n8n,
-					workflowId: workflow.id,
-					path: receiver.path,
-					secret: stack.sandbox.credentials.webhookSecret,
-					kill,
-					tag: `${mode}-${kill}-${workflow.id}`.toLowerCase(),
-					log: (line) => log(`${name}: ${line}`),
-				});
-				const problems: string[] = [];
-				let line = `${name}: ${describe(f)}`;
-				if (kill === 'SIGTERM') line += `; shutdown took ${f.exitSeconds.toFixed(1)} s${f.hung ? ' and was cut short by SIGKILL' : ''}`;
-				if (receiver.reference) reference = f;
-				else {
-					if (f.lost > 0) problems.push(`${f.lost} acknowledged events lost, e.g. ${f.lostIds.slice(0, 3).join(', ')}`);
-					if (reference) {
-						const limit = reference.unfinished + UNFINISHED_MARGIN;
-						line += ` (Webhook node: ${reference.unfinished} left without a finished run; fails above ${limit})`;
-						if (f.unfinished > limit) problems.push(`${f.unfinished} acknowledged events left without a finished run, more than the Webhook node's ${reference.unfinished} + ${UNFINISHED_MARGIN}`);
-					}
-				}
-				report.result(line, problems.length === 0, problems.join('\n'));
-			} catch (error) {
-				report.result(name, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
-				// A round that broke off may have left the target down: the next round needs it up.
-				if (await isDown(target)) await target.start({ command }).catch(() => undefined);
-			}
-		}
-	}
+/** The suite's reporter, counting the cases reported (set-ups and the closing check are not cases). */
+function caseReporter() {
+	const report = createReporter();
+	let cases = 0;
+	return {
+		...report,
+		/** A case's result. */
+		result: (name: string, ok: boolean, detail?: string) => {
+			cases++;
+			report.result(name, ok, detail);
+		},
+		/** Anything else: a set-up, the filter, the closing check. */
+		check: report.result,
+		cases: () => cases,
+	};
 }
+
+type Reporter = ReturnType<typeof caseReporter>;
+
+const errorText = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 async function isDown(p: N8n): Promise<boolean> {
 	try {
@@ -155,60 +153,186 @@ async function isDown(p: N8n): Promise<boolean> {
 	}
 }
 
+interface Running {
+	d: Deployment;
+	stack: Stack;
+	list: Receiver[];
+	/** The process requests go to (and the one killed). */
+	target: N8n;
+	command: N8nCommand;
+	log: (line: string) => void;
+}
+
+/** A case that broke off may have left the target down: the next case needs it up. */
+async function ensureUp(r: Running): Promise<void> {
+	if (await isDown(r.target)) await r.target.start({ command: r.command }).catch(() => undefined);
+}
+
+async function networkCases(report: Reporter, r: Running): Promise<void> {
+	const receiver = r.list.find((x) => x.title === TITLES.default)!;
+	const workflowId = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!.id;
+	const url = `${r.target.baseUrl}${receiver.path}`;
+	for (const [i, fault] of NETWORK_FAULTS.entries()) {
+		const name = networkName(r.d, fault.name);
+		if (!chosenIn(r.d, name)) continue;
+		try {
+			await registered(url);
+			const before = await latestExecutionId(r.stack.n8n, workflowId);
+			const tag = `${r.d.version}-${r.d.mode}-${i}-${Date.now()}`.replace(/\./g, '_');
+			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
+			for (const id of outcome.ids) ledger.sent.add(id);
+			const { runsOf } = await lookUp(r.stack.n8n, workflowId, before, outcome.ids);
+			const problems: string[] = [];
+			for (const resend of outcome.resends) {
+				if (resend.status < 200 || resend.status >= 300) {
+					problems.push(`the re-send of ${resend.id} was answered ${resend.status || `nothing within ${RESEND_ANSWER_MS} ms`}${resend.error ? ` (${resend.error})` : ''}`);
+				}
+			}
+			for (const id of outcome.ids) {
+				const runs = runsOf.get(id)!.length;
+				if (runs !== 1) problems.push(`${id} ran ${runs} times`);
+			}
+			const slowest = Math.max(...outcome.resends.map((x) => x.ms));
+			report.result(`${name}: ${outcome.ids.length} events, each re-send answered ${outcome.resends.filter((x) => x.status === 200).length} of ${outcome.resends.length} (slowest ${slowest} ms), runs ${outcome.ids.map((id) => runsOf.get(id)!.length).join(' ')}`, problems.length === 0, problems.join('\n'));
+		} catch (error) {
+			report.result(name, false, errorText(error));
+			await ensureUp(r);
+		}
+	}
+}
+
+async function restartCases(report: Reporter, r: Running): Promise<void> {
+	const sequences = RESTART_SEQUENCES.filter((s) => chosenIn(r.d, restartName(r.d, s.name)));
+	if (sequences.length === 0) return;
+	try {
+		const workflowIdOf = (s: (typeof sequences)[number]) => r.stack.workflows.find((w) => w.name === restartWorkflow(s, r.stack.credential).name)!.id;
+		const tag = `${r.d.version}-${Date.now()}`.replace(/\./g, '_');
+		const outcomes = await runRestartSequences(r.target, sequences, workflowIdOf, r.stack.sandbox.credentials.webhookSecret, RESTART_KILL, tag, r.log);
+		for (const o of outcomes) {
+			const expected = o.sequence.rerunsExpected === 'all' ? RESTART_EVENTS : 0;
+			const problems = [...o.problems];
+			if (o.reruns !== expected) problems.push(`${o.reruns} of ${RESTART_EVENTS} re-sends ran again; expected ${expected} (docs/trigger.md)`);
+			if (o.unanswered) problems.push(`${o.unanswered} re-sends not answered 200`);
+			if (o.lost) problems.push(`${o.lost} acknowledged events without a run`);
+			report.result(`${restartName(r.d, o.sequence.name)}: ${o.reruns} of ${RESTART_EVENTS} re-sent after the restart ran again`, problems.length === 0, problems.join('\n'));
+		}
+	} catch (error) {
+		for (const s of sequences) report.result(restartName(r.d, s.name), false, errorText(error));
+		await ensureUp(r);
+	}
+}
+
+async function burstCases(report: Reporter, r: Running): Promise<void> {
+	for (const kill of KILLS) {
+		let reference: Figures | undefined;
+		for (const receiver of r.list) {
+			const name = burstName(r.d, kill, receiver.title);
+			if (!chosenIn(r.d, name)) continue;
+			const workflow = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!;
+			try {
+				await registered(`${r.target.baseUrl}${receiver.path}`);
+				const f = await burstAndKill({
+					target: r.target,
+					command: r.command,
+					reader: r.stack.n8n,
+					workflowId: workflow.id,
+					path: receiver.path,
+					secret: r.stack.sandbox.credentials.webhookSecret,
+					kill,
+					tag: `${r.d.version}-${r.d.mode}-${kill}-${workflow.id}`.replace(/\./g, '_').toLowerCase(),
+					log: (line) => r.log(`${name}: ${line}`),
+				});
+				const problems: string[] = [];
+				let line = `${name}: ${describe(f)}`;
+				if (kill === 'SIGTERM') line += `; shutdown took ${f.exitSeconds.toFixed(1)} s${f.hung ? ' and was cut short by SIGKILL' : ''}`;
+				if (receiver.reference) {
+					reference = f;
+					line += r.target.features.onReceivedAnswersAfterRun ? ' (this n8n answers "Immediately" once the run exists)' : ' (this n8n answers "Immediately" before the run exists)';
+				}
+				else {
+					if (f.lost > 0) problems.push(`${f.lost} events answered 2xx have no run, e.g. ${f.lostIds.slice(0, 3).join(', ')}`);
+					if (f.resentUnanswered > 0) problems.push(`${f.resentUnanswered} re-sent events were never answered 2xx`);
+					if (f.extraRunsBeyondMargin > 0) problems.push(`${f.extraRunsBeyondMargin} extra runs beyond this burst's margin (one per event cut off in flight), e.g. ${f.extraIds.slice(0, 3).join(', ')}`);
+					if (reference) line += ` (Webhook node: ${reference.lost} lost, ${reference.unfinished} without a finished run)`;
+				}
+				report.result(line, problems.length === 0, problems.join('\n'));
+			} catch (error) {
+				report.result(name, false, errorText(error));
+				await ensureUp(r);
+			}
+		}
+	}
+}
+
+async function startDeployment(d: Deployment, dir: string, log: (line: string) => void, tarball: string | undefined): Promise<Running> {
+	let list: Receiver[] = [];
+	const options = {
+		owner: OWNER,
+		n8nVersion: d.version,
+		dir: join(dir, `${d.version}-${d.mode}`),
+		tarball,
+		log,
+		workflows: ({ credential }: { credential: CredentialRef }) => {
+			list = receivers(credential);
+			return [...list.map((r) => r.workflow), ...(d.mode === 'regular' ? RESTART_SEQUENCES.map((s) => restartWorkflow(s, credential)) : [])];
+		},
+		// Activated through the public API once n8n runs (one request each, not one CLI start each); active again after every restart.
+		publish: () => [],
+		activate: (workflows: Workflow[]) => workflows.map((w) => w.id),
+	};
+	if (d.mode === 'queue') {
+		const stack = await startQueueStack(options);
+		return { d, stack, list, target: stack.webhooks[0], command: 'webhook', log };
+	}
+	const stack = await startStack(options);
+	return { d, stack, list, target: stack.n8n, command: 'start', log };
+}
+
 async function main(): Promise<number> {
 	const started = Date.now();
 	const dir = mkdtempSync(join(tmpdir(), 'bm-faults-'));
-	const report = createReporter();
+	const report = caseReporter();
 	const log = (line: string) => process.stdout.write(`# ${line}\n`);
 	installCleanupHandlers(() => {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
-	log(`${KILL_AFTER * 2} events, ${CONCURRENCY} at a time; kill right after the ${KILL_AFTER}th 2xx answer`);
-	let list: Receiver[] = [];
-	const common = {
-		owner: OWNER,
-		log,
-		workflows: ({ credential }: { credential: CredentialRef }) => {
-			list = receivers(credential);
-			return list.map((r) => r.workflow);
-		},
-		publish: (workflows: Workflow[]) => workflows.map((w) => w.id),
-	};
+	const all = DEPLOYMENTS.flatMap(caseNames);
+	const chosen = all.filter(selected);
+	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
+	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
-	const regularSetUp = 'set-up, regular mode: one n8n process (SQLite) with the three receivers active, the sandbox';
-	let regular: Stack | undefined;
 	let tarball: string | undefined;
-	if (modeSelected('regular')) try {
-		regular = await startStack({ ...common, dir: join(dir, 'regular') });
-		tarball = regular.tarball;
-		report.result(regularSetUp, true);
-		await runCases(report, 'regular', regular, list, regular.n8n, 'start', log);
-	} catch (error) {
-		report.result(regularSetUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
-	} finally {
-		await regular?.stop();
-	}
-
-	const queueSetUp = 'set-up, queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker with the three receivers active';
-	if (modeSelected('queue')) try {
-		const queue = await startQueueStack({ ...common, dir: join(dir, 'queue'), tarball });
+	for (const d of DEPLOYMENTS) {
+		if (!caseNames(d).some(selected)) continue;
+		const deploymentStarted = Date.now();
+		const setUp = `set-up, ${prefix(d)}: ${d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)'}, the receivers and the restart cases' triggers active, the sandbox`;
+		let running: Running | undefined;
 		try {
-			report.result(queueSetUp, true);
-			await runCases(report, 'queue', queue, list, queue.webhooks[0], 'webhook', log);
+			running = await startDeployment(d, dir, log, tarball);
+			tarball = running.stack.tarball;
+			report.check(setUp, true);
+			await networkCases(report, running);
+			await restartCases(report, running);
+			await burstCases(report, running);
+		} catch (error) {
+			report.check(setUp, false, errorText(error));
 		} finally {
-			await queue.stop();
+			await running?.stack.stop();
+			log(`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)}`);
 		}
-	} catch (error) {
-		report.result(queueSetUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 	}
 
 	await stopAll();
-	const { passed, failed } = report.totals();
+	report.check(`the suite ran cases: ${report.cases()} of ${chosen.length} chosen`, report.cases() > 0 && report.cases() === chosen.length);
+	const sent = ledger.sent.size;
+	const lookedUp = [...ledger.sent].filter((id) => ledger.lookedUp.has(id)).length;
+	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${sent}`, sent > 0 && lookedUp === sent, `${sent - lookedUp} events sent were never looked up`);
 	log(`whole suite ${formatElapsed(Date.now() - started)}`);
-	if (failed > 0 || process.env.E2E_KEEP) log(`logs kept in ${dir}`);
+	const totals = report.totals();
+	if (totals.failed > 0 || process.env.E2E_KEEP) log(`logs kept in ${dir}`);
 	else rmSync(dir, { recursive: true, force: true });
-	process.stdout.write(`${passed} passed, ${failed} failed\n`);
-	return failed > 0 ? 1 : 0;
+	process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
+	return totals.failed > 0 ? 1 : 0;
 }
 
 runSuite(main);

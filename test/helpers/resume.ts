@@ -11,7 +11,7 @@ import { Workflow, type IDataObject, type INode, type INodeType, type INodeTypes
 
 import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
-import type { Sandbox } from '../sandbox';
+import type { Sandbox } from '../../tools/sandbox';
 import { ACTION_NODE_TYPE } from './actionNode';
 import { TestCredentialsHelper, type RunResult } from './engine';
 import { assertNoSecrets } from './secrets';

@@ -3,7 +3,7 @@
  * `assertNoSecrets`, so a secret reaching an output item, an error, an HTTP answer or a log line fails
  * whichever test caused it.
  */
-import { SANDBOX_CREDENTIALS } from '../sandbox';
+import { SANDBOX_CREDENTIALS } from '../../tools/sandbox';
 
 export const SENTINEL_CLIENT_SECRET = SANDBOX_CREDENTIALS.clientSecret;
 export const SENTINEL_WEBHOOK_SECRET = SANDBOX_CREDENTIALS.webhookSecret;

@@ -3,11 +3,12 @@
  * the trigger node, n8n-core's own `WebhookContext`, a fake express request and a recording response.
  *
  * Around the node it is a stand-in, not a model of n8n: "the database" is a JSON copy of whatever static
- * data the node changed (a new harness built from `savedStaticData()` is a restart), and the answer is
- * the node's own or, when the node hands over a run, 200 (or 500 for `failNextRuns`). When and whether
- * n8n really saves static data, and how it answers, differs between n8n versions: the end-to-end suites
- * check the trigger in real n8n for that (test/e2e/checks/trigger.ts, the versions smoke, the fault suite).
- * Test runs (mode `manual`) save nothing here. A throw gets 500 unless the node answered first.
+ * data the node changed in a request it answered itself (n8n saves static data for those only; a new
+ * harness built from `savedStaticData()` is a restart), and the answer is the node's own or, when the node
+ * hands over a run, n8n's answer in the node's response mode once the run exists (or 500 for
+ * `failNextRuns`). The end-to-end suites check the trigger in real n8n for that (test/e2e/checks/trigger.ts,
+ * the versions smoke, the fault suite). Test runs (mode `manual`) save nothing here. A throw gets 500
+ * unless the node answered first.
  */
 
 import { EventEmitter } from 'node:events';
@@ -98,7 +99,7 @@ export interface WebhookOutcome {
 	/** The answer's JSON body (or text, as n8n would send it). */
 	body: unknown;
 	workflowStarted: boolean;
-	/** The node left the answer to n8n, which sends it once the run is queued (only when a run starts). */
+	/** The node left the answer to n8n, which sends it once the run exists (only when a run starts). */
 	answeredAfterRunQueued?: boolean;
 	/** Items that would start the workflow; empty when it does not start. */
 	items: INodeExecutionData[];
@@ -111,6 +112,9 @@ export interface WebhookOutcome {
 class RecordingResponse extends EventEmitter {
 	statusCode = 200;
 	headersSent = false;
+	writableEnded = false;
+	/** The sender hung up: as on a destroyed socket, ending the response sends nothing (`headersSent` stays false). */
+	hungUp = false;
 	body: unknown = undefined;
 	readonly headers: Record<string, string> = {};
 
@@ -126,17 +130,25 @@ class RecordingResponse extends EventEmitter {
 
 	json(body: unknown) {
 		this.body = body;
-		this.headersSent = true;
-		return this;
+		return this.end();
 	}
 
 	send(body: unknown) {
 		return this.json(body);
 	}
 
+	/** As Node's response: 'prefinish' when ended, also after the sender hung up; 'close' once. */
 	end() {
-		this.headersSent = true;
+		if (this.writableEnded) return this;
+		this.writableEnded = true;
+		if (!this.hungUp) this.headersSent = true;
+		this.emit('prefinish');
 		return this;
+	}
+
+	hangUp() {
+		this.hungUp = true;
+		this.emit('close');
 	}
 }
 
@@ -286,14 +298,32 @@ export class TriggerHarness {
 		return JSON.parse(this.saved) as IDataObject;
 	}
 
-	/** Sends one request; `nowMs` fixes the clock the node sees (default: the real clock). */
-	async send(request: WebhookRequest, nowMs?: number): Promise<WebhookOutcome> {
-		const outcome = await this.deliver(request, nowMs);
+	/**
+	 * Sends one request; `nowMs` fixes the clock the node sees (default: the real clock). `hangUp`: the
+	 * sender closes the connection once the request is sent, before the node runs (the 0 ms hang-up).
+	 */
+	async send(request: WebhookRequest, nowMs?: number, options: { hangUp?: boolean } = {}): Promise<WebhookOutcome> {
+		const outcome = await this.deliver(request, nowMs, options.hangUp === true);
 		assertNoSecrets('the trigger’s answer, items or logs', { ...outcome, threw: outcome.threw });
 		return outcome;
 	}
 
-	private async deliver(request: WebhookRequest, nowMs?: number): Promise<WebhookOutcome> {
+	/** Executions n8n created so far (each run handed over and not failed). */
+	executionsCreated = 0;
+
+	private answerGate: Promise<void> | undefined;
+
+	/** n8n answers no run handed over from now on until the returned function is called (n8n far behind). */
+	holdRunAnswers(): () => void {
+		let release!: () => void;
+		this.answerGate = new Promise((resolve) => (release = resolve));
+		return () => {
+			this.answerGate = undefined;
+			release();
+		};
+	}
+
+	private async deliver(request: WebhookRequest, nowMs: number | undefined, hangUp: boolean): Promise<WebhookOutcome> {
 		const headers = lowercaseHeaders(request.headers);
 		const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
 		const contentHeader = headers['content-type'];
@@ -353,6 +383,7 @@ export class TriggerHarness {
 			contentType,
 		};
 		const res = new RecordingResponse();
+		if (hangUp) res.hangUp();
 		const additionalData = {
 			credentialsHelper: new HarnessCredentialsHelper(
 				this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials,
@@ -394,18 +425,21 @@ export class TriggerHarness {
 			threw = error;
 		}
 
-		// The stand-in database keeps what a production request changed.
+		// The stand-in database keeps what a production request the node answered itself changed.
 		const staticData = workflow.staticData as IDataObject & { __dataChanged?: boolean };
-		if (this.mode !== 'manual' && staticData.__dataChanged === true) {
+		const answeredByNode = result !== undefined && (result.noWebhookResponse === true || result.workflowData === undefined);
+		if (this.mode !== 'manual' && answeredByNode && staticData.__dataChanged === true) {
 			this.saved = JSON.stringify(staticData);
 		}
 
+		if (result?.workflowData !== undefined && !res.writableEnded) await this.answerGate;
 		const outcome = this.answered(result, threw, res, description, logs);
-		// The request ends: the node learns how it was answered, as from n8n's express response.
+		// n8n ends the response (the node learns how it was answered, as from n8n's express response); a
+		// sender that hung up gets nothing.
 		res.statusCode = outcome.statusCode;
-		res.headersSent = true;
-		res.emit('close');
-		return outcome;
+		res.end();
+		if (!res.hungUp) res.emit('close');
+		return hangUp ? { ...outcome, statusCode: 0, body: undefined } : outcome;
 	}
 
 	private answered(
@@ -418,23 +452,29 @@ export class TriggerHarness {
 		if (threw !== undefined || result === undefined) {
 			// n8n answers 500 unless the node already answered; then the sender keeps the node's answer
 			// (n8n's own 500 fails with "Cannot set headers after they are sent", seen in its log only).
-			const answered = res.headersSent;
+			const answered = res.writableEnded;
 			return { statusCode: answered ? res.statusCode : 500, body: answered ? res.body : { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
-		if (result.workflowData !== undefined && !res.headersSent && this.failNextRuns > 0) {
+		if (result.workflowData !== undefined && !res.writableEnded && this.failNextRuns > 0) {
 			this.failNextRuns--;
 			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
 		if (result.workflowData !== undefined) {
-			// What n8n 2.41 answers in onReceived mode once the run is queued, unless the node answered
-			// first (webhook-helpers.js; webhook-on-received-response-extractor.js).
+			// What n8n answers once the run exists, unless the node answered first (webhook-helpers.js:
+			// handleHostedChatResponse; in onReceived mode webhook-on-received-response-extractor.js).
+			if (!res.writableEnded) this.executionsCreated++;
+			const executionId = String(this.executionsCreated);
 			const responseData = description?.responseData ?? 'firstEntryJson';
 			const n8nAnswer =
-				responseData === 'noData' ? undefined : responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
+				description?.responseMode === 'hostedChat'
+					? { executionStarted: true, executionId }
+					: responseData === 'noData'
+						? undefined
+						: responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
 			return {
-				statusCode: res.headersSent ? res.statusCode : 200,
-				body: res.headersSent ? res.body : n8nAnswer,
-				answeredAfterRunQueued: !res.headersSent,
+				statusCode: res.writableEnded ? res.statusCode : 200,
+				body: res.writableEnded ? res.body : n8nAnswer,
+				answeredAfterRunQueued: !res.writableEnded,
 				workflowStarted: true,
 				items: result.workflowData[0] ?? [],
 				threw,

@@ -8,7 +8,7 @@ import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } f
 
 import { runAction, toolVariant } from '../helpers/actionNode';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
-import { type Sandbox } from '../sandbox';
+import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;

@@ -7,14 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Workflow, type INodeProperties, type INodePropertyOptions } from 'n8n-workflow';
+import { Workflow, type INodeProperties, type INodePropertyOptions, type INodeType } from 'n8n-workflow';
 
-import { BASE_URL_CONNECTION_HINT, BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
+import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
 import { headingAnchors } from '../helpers/markdown';
+import { setupNoticeProblems, testModeNoticeProblems, testModeSettings } from '../helpers/panelTexts';
 import { runAction } from '../helpers/actionNode';
-import { startSandbox, type Sandbox } from '../sandbox';
+import { startSandbox, type Sandbox } from '../../tools/sandbox';
 
 const ROOT = join(__dirname, '../..');
 const NPM_PAGE = 'https://www.npmjs.com/package/n8n-nodes-business-messaging';
@@ -54,6 +55,14 @@ describe('fields', () => {
 		expect(sandbox.requests).toHaveLength(0);
 	});
 
+	it('Text of only spaces stops the item naming the field and saying what to do, before any request', async () => {
+		sandbox.reset();
+		const result = await runAction(sandbox, { resource: 'message', operation: 'sendText', phone: '+4915112345678', text: ' \n  ' });
+		expect(result.error?.message).toBe('Text: has only spaces, nothing to send');
+		expect(result.error?.description).toMatch(/^Type what to send in Text, or drag a field from the input panel onto it\. If Text is an expression, check that every input item has a value for it\.$/);
+		expect(sandbox.requests).toHaveLength(0);
+	});
+
 	it('an Order ID expression that comes out empty stops the item naming the field, before any request', async () => {
 		sandbox.reset();
 		const result = await runAction(sandbox, {
@@ -86,12 +95,23 @@ describe('fields', () => {
 		expect((events.options as INodePropertyOptions[]).find((o) => o.value === '*')?.name).toBe('All Events');
 	});
 
-	it('Base URL carries the hint for the bare connection codes the Test button shows', () => {
-		const [baseUrl] = field(new BusinessMessagingApi().properties, 'baseUrl');
-		expect(baseUrl.hint).toBe(BASE_URL_CONNECTION_HINT);
-		expect(BASE_URL_CONNECTION_HINT).toMatch(/ECONNREFUSED/);
-		expect(BASE_URL_CONNECTION_HINT).toMatch(/port/);
-		expect(BASE_URL_CONNECTION_HINT).toMatch(/https:\/\/ or http:\/\//);
+	it('Business Name is an optional credential field that says where it shows and that Asked By overrides it', () => {
+		const [businessName] = field(new BusinessMessagingApi().properties, 'businessName');
+		expect(businessName).toMatchObject({ displayName: 'Business Name', type: 'string', default: '' });
+		expect(businessName.required).toBeFalsy();
+		expect(businessName.description).toMatch(/answer page/);
+		expect(businessName.description).toMatch(/Asked By/);
+		const [askedBy] = field(action.properties, 'askedBy');
+		expect(askedBy.description).toMatch(/Empty: the credential’s Business Name/);
+	});
+
+	it('both nodes test the credential with the package’s own method, so its messages reach the user', () => {
+		expect(new BusinessMessagingApi()).not.toHaveProperty('test');
+		for (const node of [new BusinessMessaging(), new BusinessMessagingTrigger()] as INodeType[]) {
+			const [entry] = node.description.credentials!;
+			expect(typeof entry.testedBy).toBe('string');
+			expect(typeof node.methods?.credentialTest?.[entry.testedBy as string]).toBe('function');
+		}
 	});
 });
 
@@ -142,11 +162,49 @@ describe('the node on the canvas and in its panel', () => {
 		expect(subtitle(resource, operation)).toBe(expected);
 	});
 
-	it('every send operation reminds the user to check the credential’s Test Mode, without saying it is on', () => {
+	const settings = testModeSettings(new BusinessMessagingApi().properties);
+
+	it('every send operation says where Test Mode is set and what each setting does, never which one is on', () => {
+		expect(settings).toEqual(['Off', 'Send to Test Recipient', 'Dry Run']);
 		const notices = action.properties.filter((p) => p.type === 'notice' && /Test Mode/.test(p.displayName));
 		expect(notices).toHaveLength(1);
 		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait', 'askAndWaitForReply'] });
-		expect(notices[0].displayName).toMatch(/check it/);
-		expect(notices[0].displayName).not.toMatch(/Test Mode is on/i);
+		expect(testModeNoticeProblems(notices[0].displayName, settings)).toEqual([]);
+	});
+
+	it('the Test Mode check would catch a notice that states a mode', () => {
+		expect(testModeNoticeProblems('Test Mode is set in the credential. Off: real. Send to Test Recipient: yours. Dry Run: none.', settings)).toEqual([
+			'states a Test Mode it cannot read: "is set"',
+		]);
+	});
+
+	it('the trigger’s notice takes the Test URL first, then the Production URL, as the README’s set-up does', () => {
+		const notice = trigger.properties.find((p) => p.type === 'notice')!;
+		expect(setupNoticeProblems(notice.displayName)).toEqual([]);
+		expect(setupNoticeProblems('Put the Production URL into the dashboard; the Test URL only listens while you test.')).toHaveLength(1);
+	});
+
+	/** The trigger's subtitle as the editor computes it. */
+	const triggerSubtitle = (events: string[]): unknown => {
+		const node = { id: 't', name: 'Trigger', type: 'n8n-nodes-business-messaging.businessMessagingTrigger', typeVersion: 2, position: [0, 0] as [number, number], parameters: { events } };
+		const nodeTypes = { getByName: () => new BusinessMessagingTrigger(), getByNameAndVersion: () => new BusinessMessagingTrigger(), getKnownTypes: () => ({}) };
+		const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
+		return workflow.expression.getSimpleParameterValue(node, trigger.subtitle!, 'internal', {}, undefined, '');
+	};
+
+	it.each([
+		[['*'], 'All Events'],
+		[['message.received'], 'Message Received'],
+		[['message.received', 'order.status.updated'], 'Message Received, Order Status Updated'],
+		[['*', 'message.received'], 'All Events'],
+		[['some.future.event'], 'some.future.event'],
+	])('the trigger’s canvas subtitle for %j reads %s', (events, expected) => {
+		expect(triggerSubtitle(events)).toBe(expected);
+	});
+
+	it('the node creator shows one entry for both nodes, with the trigger’s description: it starts with what the action node does', () => {
+		// n8n's useActionsGeneration: the merged entry takes the trigger's description (docs/compatibility.md).
+		expect(trigger.description.startsWith(action.description)).toBe(true);
+		expect(trigger.description).toMatch(/start workflows from its events$/);
 	});
 });

@@ -1,17 +1,15 @@
 /**
  * The operation contract: every operation of the action node is run against the sandbox, and each one
  * that sends a message (a request to /w/message/*) must declare it (kind 'send' or 'sendAndWait'), so
- * the router applies Allowed Recipients, the no-double-send guard, Test Mode and pacing to it. A new
- * operation without a sample below fails here too: add one that reaches the service.
+ * the send pipeline applies Allowed Recipients, the no-double-send guard, Test Mode and pacing to it
+ * (test/nodes/sendContract.test.ts runs each such operation under every mode). A new operation without a
+ * sample in test/helpers/operationSamples.ts fails here too: add one that reaches the service.
  */
-import type { INodeParameters } from 'n8n-workflow';
-
-import { operationsByResource } from '../../nodes/BusinessMessaging/actions/router';
 import { runAction } from '../helpers/actionNode';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
-import type { RunNodeInputItem } from '../helpers/engine';
+import { allOperations as operations, samples } from '../helpers/operationSamples';
 import { useSandbox } from '../helpers/useSandbox';
-import type { Sandbox } from '../sandbox';
+import type { Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
@@ -20,32 +18,7 @@ let standIn: TriggerStandIn;
 beforeAll(async () => (standIn = await startTriggerStandIn()));
 afterAll(async () => await standIn.stop());
 
-const PHONE = '+4915112345678';
-const TEMPLATE = { __rl: true, mode: 'id', value: '1' };
-
-/** Parameters (and input) with which each operation reaches the service. */
-const samples: Record<string, { parameters: INodeParameters; input?: RunNodeInputItem[] }> = {
-	'contact.getAll': { parameters: { returnAll: true } },
-	'message.askAndWaitForReply': { parameters: { phone: PHONE, text: 'Confirm?' } },
-	'message.sendAndWait': { parameters: { phone: PHONE, message: 'Approve?' } },
-	'message.sendMedia': {
-		parameters: { phone: PHONE, mediaType: 'document', binaryPropertyName: 'data' },
-		input: [{ json: {}, binary: { data: { data: Buffer.from('%PDF-1.4'), fileName: 'a.pdf', mimeType: 'application/pdf' } } }],
-	},
-	'message.sendText': { parameters: { phone: PHONE, text: 'Hello' } },
-	'order.getAll': { parameters: { returnAll: true } },
-	'order.update': { parameters: { orderId: 1, updateFields: { status: 'accepted' } } },
-	'template.get': { parameters: { templateId: TEMPLATE } },
-	'template.getAll': { parameters: { returnAll: true } },
-	'template.render': { parameters: { templateId: TEMPLATE } },
-	'webhook.sendTest': { parameters: {} },
-};
-
-const operations = Object.entries(operationsByResource).flatMap(([resource, byName]) =>
-	Object.entries(byName).map(([name, operation]) => [`${resource}.${name}`, operation] as const),
-);
-
-test('every operation of the node has a sample here', () => {
+test('every operation of the node has a sample (test/helpers/operationSamples.ts)', () => {
 	expect(operations.map(([name]) => name).sort()).toEqual(Object.keys(samples).sort());
 });
 

@@ -1,11 +1,7 @@
 /** The pacing of option Max Messages per Second, shared by all requests of a node run. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { newGate, waitForSlot } from '../../nodes/BusinessMessaging/helpers/pacing';
-import { SandboxProcess } from '../../tools/n8n/sandbox';
 import { runAction } from '../helpers/actionNode';
+import { useSandboxProcess } from '../helpers/useSandbox';
 
 test('requests of one run start one interval apart, however many wait at once', async () => {
 	const run = newGate();
@@ -37,13 +33,7 @@ function mostInOneSecond(arrivals: number[]): number {
 
 describe('Max Messages per Second when n8n was busy', () => {
 	// The service in its own process, so it counts arrivals while this process (n8n) is blocked.
-	const dir = mkdtempSync(join(tmpdir(), 'bm-pacing-'));
-	const service = new SandboxProcess(join(dir, 'sandbox.log'));
-	beforeAll(() => service.start(), 60_000);
-	afterAll(async () => {
-		await service.stop();
-		rmSync(dir, { recursive: true, force: true });
-	});
+	const service = useSandboxProcess();
 
 	test('a stalled event loop does not make the missed requests go out at once', async () => {
 		const rate = 10;

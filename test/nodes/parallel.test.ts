@@ -6,7 +6,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runAction } from '../helpers/actionNode';
 import type { RunNodeInputItem } from '../helpers/engine';
-import { type Sandbox } from '../sandbox';
+import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;

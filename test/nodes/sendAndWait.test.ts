@@ -7,10 +7,10 @@
 import type { INodeParameters, IRun } from 'n8n-workflow';
 import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import { type Question, questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
+import { answeredPage, type Question, questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
 import type { WaitingQuestion } from '../../nodes/BusinessMessaging/helpers/waitingQuestion';
 import { runAction } from '../helpers/actionNode';
-import { type Sandbox } from '../sandbox';
+import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;useSandbox((started) => (sandbox = started));
@@ -80,7 +80,7 @@ test.each([
 	[{ options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '2020-01-01T00:00:00Z' } } } }, 'Limit Wait Time: 2020-01-01T00:00:00.000Z has passed already'],
 	[{ options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: 'soon' } } } }, 'Limit Wait Time: "soon" is not a date and time'],
 	[{ phone: '12' }, 'Recipient Phone: "12" is not a phone number'],
-	[{ message: '  ' }, 'Message: is empty'],
+	[{ message: '  ' }, 'Message: has only spaces, nothing to send'],
 ])('refuses bad input before sending anything (%j)', async (parameters, message) => {
 	const result = await ask(parameters as INodeParameters);
 	expect(result.error?.message).toBe(message);
@@ -132,6 +132,36 @@ describe('answer page', () => {
 		expect(text).toContain('<h1>You answered:</h1><div class="question">Tomorrow &#60;9&#62;</div>');
 		expect(text).toContain(question);
 		expect(text).toContain('Your answer was received');
+		// n8n answers the link itself once the run goes on: this page says so.
+		expect(text).toContain('Opening the link again later only says that no action is required');
+	});
+	test('a link of an earlier question names that question when the run still knows it', () => {
+		const page = answeredPage({ message: base.message, askedBy: base.askedBy });
+		expect(page).toContain('<h1>No answer needed</h1><p>This link was for the question from Acme &#34;Shop&#34;:</p>');
+		expect(page).toContain(question);
+		expect(answeredPage()).toContain('This question was already answered or is no longer open.');
+	});
+});
+
+describe('who asks', () => {
+	const hints = (result: Awaited<ReturnType<typeof ask>>) =>
+		result.run.data.resultData.runData['Node Under Test']?.at(-1)?.hints?.map((hint) => hint.message) ?? [];
+	const askWith = (parameters: INodeParameters, credentials: Record<string, string>) =>
+		runAction(sandbox, { resource: 'message', operation: 'sendAndWait', phone: PHONE, message: 'Ship order 12 today?', ...parameters }, { credentials });
+	test('the credential’s Business Name, when Asked By is empty', async () => {
+		const result = await askWith({}, { businessName: '  Acme Shop ' });
+		expect(kept(result.run).question.askedBy).toBe('Acme Shop');
+		expect(hints(result)).toEqual([]);
+	});
+	test('Asked By names someone else', async () => {
+		const result = await askWith({ options: { askedBy: 'Ann at Acme Shop' } }, { businessName: 'Acme Shop' });
+		expect(kept(result.run).question.askedBy).toBe('Ann at Acme Shop');
+	});
+	test('a credential made before Business Name existed still asks; the run says the page names nobody', async () => {
+		const result = await askWith({}, {});
+		expect(result.run.status).toBe('waiting');
+		expect(kept(result.run).question.askedBy).toBe('');
+		expect(hints(result)).toEqual([expect.stringMatching(/^The answer page does not say who asks: enter your Business Name in the credential/)]);
 	});
 });
 

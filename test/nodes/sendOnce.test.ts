@@ -7,7 +7,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { defaultRepeatKey, repeatWindowKeys, SKIPPED_RETRY } from '../../nodes/BusinessMessaging/helpers/sendOnce';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunNodeInputItem } from '../helpers/engine';
-import { type Sandbox } from '../sandbox';
+import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
 let sandbox: Sandbox;

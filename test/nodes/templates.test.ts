@@ -6,10 +6,14 @@ import { NodeHelpers, type IDataObject, type INode, type INodeParameters } from 
 
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
 import { placeholdersOf, renderTemplate } from '../../nodes/BusinessMessaging/helpers/templates';
+import { drawnWidth } from '../../nodes/BusinessMessaging/helpers/editorWidth';
+import { TEMPLATE_NAME_PX } from '../../nodes/BusinessMessaging/methods/listSearch';
+import { placeholderLabel } from '../../nodes/BusinessMessaging/methods/resourceMapping';
 import { ACTION_NODE_TYPE, runAction, searchTemplates, templatePlaceholderFields } from '../helpers/actionNode';
-import { type Sandbox, type Template } from '../sandbox';
+import { type Sandbox, type Template } from '../../tools/sandbox';
+import { labelProblem } from '../helpers/placeholderLabel';
 import { useSandbox } from '../helpers/useSandbox';
-import { makeTemplate } from '../sandbox/seed';
+import { makeTemplate } from '../../tools/sandbox/seed';
 
 const template = (components: IDataObject[], status = 'APPROVED'): IDataObject => ({ id: 1, name: 'demo', status, components });
 
@@ -88,26 +92,42 @@ test('the panel shows one required field per placeholder, per component, labelle
 	const { fields } = await templatePlaceholderFields(sandbox, String(t.id));
 	const body = t.components.find((c) => c.type === 'BODY')!;
 	const samples = body.example!.body_text[0];
-	expect(fields.filter((f) => f.id.startsWith('Body')).map((f) => [f.id, f.displayName, f.required])).toEqual(
-		samples.map((sample, i) => [`Body {{${i + 1}}}`, `Body {{${i + 1}}} (e.g. ${sample})`, true]),
-	);
+	const bodyFields = fields.filter((f) => f.id.startsWith('Body'));
+	expect(bodyFields.map((f) => [f.id, f.required])).toEqual(samples.map((_, i) => [`Body {{${i + 1}}}`, true]));
+	expect(bodyFields.map((f, i) => labelProblem(f.displayName, f.id, samples[i])).filter(Boolean)).toEqual([]);
+});
+
+test('a label has room for the sample in the editor: a long sample is shortened, its beginning kept', async () => {
+	const long = 'Chrome on Windows 11 in Lisbon';
+	const label = placeholderLabel('Body {{3}}', long);
+	expect(labelProblem(label, 'Body {{3}}', long)).toBeUndefined();
+	expect(label).toMatch(/^Body \{\{3\}\} \(Chrome .*…\)$/);
+	expect(placeholderLabel('Body {{1}}', 'ORD-0042')).toBe('Body {{1}} (ORD-0042)');
+	// No room left for a sample worth reading: the label alone.
+	expect(placeholderLabel('Button 12 {{10}} with a long name', 'ORD-0042')).toBe('Button 12 {{10}} with a long name');
 });
 
 test('the Template picker says how many values each template needs, and which cannot be sent, before the pick', async () => {
 	const { results } = await searchTemplates(sandbox);
 	const byId = new Map(results.map((r) => [Number(r.value), r.name]));
-	for (const id of [1, 7, 13, 19, 25]) {
+	for (const id of [1, 7, 13, 19, 25, 3, 69]) {
 		const t = makeTemplate(id);
 		const count = placeholdersOf(t as unknown as IDataObject).length;
+		const withCount = `${t.name} (${t.language}, ${count === 0 ? 'no' : count} value${count === 1 ? '' : 's'})`;
+		// The count goes when the chosen name would not fit the Template field (13 px font) with it.
 		const expected =
-			t.status === 'APPROVED'
-				? `${t.name} (${t.language}, ${count === 0 ? 'no' : count} placeholder${count === 1 ? '' : 's'})`
-				: `${t.name} (${t.language}, ${t.status}: cannot be sent)`;
+			t.status !== 'APPROVED'
+				? `${t.name} (${t.language}, ${t.status}: cannot be sent)`
+				: drawnWidth(withCount, 13) <= TEMPLATE_NAME_PX
+					? withCount
+					: `${t.name} (${t.language})`;
 		expect(byId.get(id)).toBe(expected);
 	}
+	// payment_reminder_0069 (en_GB, 3 values) is too wide for the field: its count goes.
+	expect(byId.get(69)).toBe('payment_reminder_0069 (en_GB)');
 	expect(results.some((r) => r.name.includes('PENDING: cannot be sent'))).toBe(true);
 	expect(results.some((r) => r.name.includes('REJECTED: cannot be sent'))).toBe(true);
-	expect(results.some((r) => / 2 placeholders\)$/.test(r.name))).toBe(true);
+	expect(results.some((r) => / 2 values\)$/.test(r.name))).toBe(true);
 });
 
 describe('every error about a placeholder names the field as the editor labels it', () => {
@@ -118,8 +138,8 @@ describe('every error about a placeholder names the field as the editor labels i
 		const issues = NodeHelpers.getNodeParametersIssues(description.properties, node, description);
 		return Object.values(issues?.parameters ?? {}).flat();
 	};
-	/** The label without the sample value: "Body {{2}} (e.g. #1042)" -> "Body {{2}}". */
-	const shortLabel = (displayName: string) => displayName.replace(/ \(e\.g\. .*\)$/, '');
+	/** The label without the sample value: "Body {{2}} (#1042)" -> "Body {{2}}". */
+	const shortLabel = (displayName: string) => displayName.replace(/ \(.*\)$/, '');
 
 	test('each field of Send Text → From Template, left empty: in the editor, and when run', async () => {
 		const t = seeded('APPROVED', 3);

@@ -62,8 +62,10 @@ export function lintSetupProblems(): string[] {
 	return problems;
 }
 
-/** What `npx n8n-node cloud-support` prints (its status; it changes nothing). */
+/** What `npx n8n-node cloud-support` prints (its status; it changes nothing), as plain text: CI runners
+ * get its colours, which split "Status: eligible" with escape codes. */
 export async function cloudSupportStatus(): Promise<string> {
 	const { stdout, stderr } = await run(join(REPO_ROOT, 'node_modules/.bin/n8n-node'), ['cloud-support'], { cwd: REPO_ROOT, timeoutMs: 120_000 });
-	return `${stdout}\n${stderr}`;
+	const colourCode = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+	return `${stdout}\n${stderr}`.replace(colourCode, '');
 }

@@ -109,11 +109,11 @@ async function main(): Promise<number> {
 	});
 
 	await report.run({
-		name: 'installs: package-lock.json agrees with package.json (name, version, every dependency and its pinned version) and holds every optional package of every platform; the same for test/e2e/tools',
+		name: 'installs: package-lock.json agrees with package.json (name, version, every dependency and its pinned version) and holds every optional package of every platform; the same for tools/npm-tools',
 		fn: async () => {
 			const json = (file: string) => JSON.parse(read(file)) as Manifest & Lock;
 			assertEqual(
-				[...lockProblems(pkg, json('package-lock.json')), ...lockProblems(json('test/e2e/tools/package.json'), json('test/e2e/tools/package-lock.json'), 'test/e2e/tools/package-lock.json')],
+				[...lockProblems(pkg, json('package-lock.json')), ...lockProblems(json('tools/npm-tools/package.json'), json('tools/npm-tools/package-lock.json'), 'tools/npm-tools/package-lock.json')],
 				[],
 				'lock problems',
 			);
@@ -172,7 +172,7 @@ async function main(): Promise<number> {
 		},
 	});
 
-	say('building and packing; installing the scanner (test/e2e/tools) on first use');
+	say('building and packing; installing the scanner (tools/npm-tools) on first use');
 	await installTools();
 	const tarball = await buildAndPack(join(dir, 'pack'));
 	const unpacked = join(dir, 'unpacked');

@@ -1,4 +1,4 @@
-import { SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from './index';
+import { SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { call, sign } from './test-helpers';
 
 const SECRET = SANDBOX_CREDENTIALS.clientSecret;

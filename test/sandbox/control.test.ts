@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from './index';
+import { SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { call, multipart, startReceiver, waitFor, webhookSignatureValid, type Receiver } from './test-helpers';
 
 async function control(base: string, method: string, path: string, body?: unknown) {
@@ -103,7 +103,7 @@ describe('control API', () => {
 describe('CLI', () => {
 	test('prints the listening line first, serves, and stops cleanly on SIGTERM', async () => {
 		const tsxCli = require.resolve('tsx/cli');
-		const child = spawn(process.execPath, [tsxCli, join(__dirname, 'cli.ts'), '--port', '0', '--templates', '7', '--time-scale', '1000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, [tsxCli, join(__dirname, '../../tools/sandbox/cli.ts'), '--port', '0', '--templates', '7', '--time-scale', '1000'], { stdio: ['ignore', 'pipe', 'pipe'] });
 		let out = '';
 		let err = '';
 		child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -130,7 +130,7 @@ describe('CLI', () => {
 	});
 
 	test('rejects an unknown option', async () => {
-		const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, 'cli.ts'), '--bogus', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '../../tools/sandbox/cli.ts'), '--bogus', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
 		let err = '';
 		child.stderr.on('data', (c: Buffer) => (err += c.toString()));
 		const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

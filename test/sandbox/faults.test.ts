@@ -1,4 +1,4 @@
-import { startSandbox, type Sandbox } from './index';
+import { startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { call, startReceiver, waitFor, webhookSignatureValid } from './test-helpers';
 
 let sb: Sandbox;

@@ -1,4 +1,4 @@
-import { startSandbox, type Sandbox, type Template } from './index';
+import { startSandbox, type Sandbox, type Template } from '../../tools/sandbox/index';
 import { call } from './test-helpers';
 
 let sb: Sandbox;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { startSandbox, type Sandbox } from './index';
+import { startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { call, multipart } from './test-helpers';
 
 const Q = 'phone_number_id=100200300';

@@ -1,4 +1,4 @@
-import { startSandbox, type Sandbox } from './index';
+import { startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { call } from './test-helpers';
 
 const NOW_MS = Date.UTC(2026, 2, 10, 12, 0, 0);

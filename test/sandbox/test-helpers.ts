@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { SANDBOX_CREDENTIALS } from './index';
+import { SANDBOX_CREDENTIALS } from '../../tools/sandbox/index';
 
 export interface CallOptions {
 	method?: string;

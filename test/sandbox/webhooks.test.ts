@@ -8,7 +8,7 @@ import {
 	startSandbox,
 	type Delivery,
 	type Sandbox,
-} from './index';
+} from '../../tools/sandbox/index';
 import { startReceiver, waitFor, webhookSignatureValid, type Receiver, type Reply } from './test-helpers';
 
 const MIN = 60_000;

@@ -3,7 +3,7 @@
  * arrive at once. These tests run requests at the same moment through n8n-core's webhook context; each
  * request loads the static data afresh, as n8n does. The same in a real n8n: test/e2e/checks/trigger.ts.
  */
-import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
+import { forgetInProcessDeliveries, IN_FLIGHT_WAIT_MS } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
 import { messageReceived, signedRequest } from './requests';
 
@@ -14,7 +14,12 @@ function freshCopies(body: string, count: number) {
 	return Array.from({ length: count }, (_, i) => signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds() - i));
 }
 
-afterEach(() => forgetInProcessDeliveries());
+// A copy waits for n8n's answer to an earlier copy with a timer (IN_FLIGHT_WAIT_MS): faked, so none outlives a test.
+beforeEach(() => jest.useFakeTimers({ doNotFake: ['Date', 'nextTick', 'setImmediate', 'queueMicrotask', 'hrtime', 'performance'] }));
+afterEach(() => {
+	jest.useRealTimers();
+	forgetInProcessDeliveries();
+});
 
 describe('concurrent deliveries on one n8n instance', () => {
 	it('starts one run for eight freshly signed copies of one delivery arriving at once', async () => {
@@ -88,5 +93,31 @@ describe('concurrent deliveries on one n8n instance', () => {
 		]);
 		expect(outcomes.slice(0, 3).filter((o) => o.workflowStarted)).toHaveLength(1);
 		expect(outcomes.slice(3).filter((o) => o.workflowStarted)).toHaveLength(1);
+	});
+
+	it('answers a re-send at once when the first sender hung up before the trigger ran (0 ms), and runs the event once', async () => {
+		const harness = new TriggerHarness();
+		const body = messageReceived('c-hung-up');
+		const first = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()), undefined, { hangUp: true });
+		// n8n ran it and ended the response; the sender, gone, got nothing.
+		expect([first.statusCode, first.workflowStarted]).toEqual([0, true]);
+		const resend = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()));
+		expect([resend.statusCode, resend.body, resend.workflowStarted]).toEqual([200, { received: true, ignored: 'duplicate delivery' }, false]);
+	}, 5000);
+
+	it('answers a copy 503 when n8n has not answered the earlier copy within the wait, and runs the event once', async () => {
+		const harness = new TriggerHarness();
+		const body = messageReceived('c-n8n-behind');
+		const release = harness.holdRunAnswers();
+		const first = harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()));
+		const copy = harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()));
+		await jest.advanceTimersByTimeAsync(IN_FLIGHT_WAIT_MS);
+		const waited = await copy;
+		expect([waited.statusCode, waited.body, waited.workflowStarted]).toEqual([503, { error: 'delivery in progress' }, false]);
+		expect(waited.logs.join('\n')).toContain('answered 503; the service retries it');
+		release();
+		expect((await first).workflowStarted).toBe(true);
+		// The service's retry, later: a duplicate.
+		expect((await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()))).workflowStarted).toBe(false);
 	});
 });

@@ -4,10 +4,11 @@ import {
 	REMEMBER_FOR_SECONDS,
 	RETRY_HORIZON_SECONDS,
 	deliveryKey,
+	forgetInProcessDeliveries,
 	storedDeliveryCount,
 } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
-import { FIXED_NOW_SECONDS, messageReceived, signedRequest } from './requests';
+import { eventBody, FIXED_NOW_SECONDS, messageReceived, messageStatusUpdated, signedRequest } from './requests';
 
 /** Delivers `body` as the service would at `atSeconds`: signed then, received then. */
 async function deliver(harness: TriggerHarness, body: string, atSeconds: number) {
@@ -26,8 +27,8 @@ describe('duplicate deliveries', () => {
 		const body = messageReceived('d-1');
 		const first = await deliver(harness, body, FIXED_NOW_SECONDS);
 		expect(first.workflowStarted).toBe(true);
-		// Left to n8n, which answers once it holds the run: the 2xx the service stops on is never early.
-		expect([first.answeredAfterRunQueued, first.body]).toEqual([true, { received: true }]);
+		// Left to n8n, which answers once the run exists: the 2xx the service stops on is never early.
+		expect([first.answeredAfterRunQueued, first.body]).toEqual([true, { executionStarted: true, executionId: '1' }]);
 
 		for (const delay of [60, 300, 900, 3600, RETRY_HORIZON_SECONDS]) {
 			const retry = await deliver(harness, body, FIXED_NOW_SECONDS + delay);
@@ -54,30 +55,41 @@ describe('duplicate deliveries', () => {
 		expect(late.workflowStarted).toBe(true);
 	});
 
-	it('hands an acknowledged body to the static data with the next request, so a restart still knows it', async () => {
-		const before = new TriggerHarness();
+	// n8n saves static data only for a request the trigger answers itself: each kind hands the store over.
+	const answeredByTheTrigger: Array<[string, (harness: TriggerHarness, at: number) => Promise<unknown>]> = [
+		['a repeat', async (h, at) => await deliver(h, messageReceived('d-restart'), at)],
+		['an event type not selected', async (h, at) => await deliver(h, eventBody('contact.updated', { contact_id: 1 }), at)],
+		['an ignored message status', async (h, at) => await deliver(h, messageStatusUpdated('wamid.status', 'read'), at)],
+		['a refusal', async (h, at) => await h.send(signedRequest('not-the-secret', messageReceived('d-forged')), at * 1000)],
+		['the verification challenge', async (h, at) => await h.send({ headers: { 'Content-Type': 'application/json' }, body: '{"type":"verification","challenge":"c"}' }, at * 1000)],
+		['a malformed event', async (h, at) => await deliver(h, '{"event":"message.received"}', at)],
+	];
+
+	it.each(answeredByTheTrigger)('hands the acknowledged bodies to the static data with %s, so a restart still knows them', async (_what, answeredItself) => {
+		const parameters = { events: ['message.received', 'message.status.updated'], options: { ignoreStatuses: ['read'] } };
+		const before = new TriggerHarness({ parameters });
 		const body = messageReceived('d-restart');
 		expect((await deliver(before, body, FIXED_NOW_SECONDS)).workflowStarted).toBe(true);
-		// Not in its own request: n8n may save static data before it holds the run, and a body saved then
-		// would make the retry of a lost event look like a duplicate.
+		// Not with the request that starts the run: n8n saves no static data for it.
 		expect(rememberedCount(before)).toBe(0);
-		await deliver(before, messageReceived('d-restart-next'), FIXED_NOW_SECONDS + 2);
+		await answeredItself(before, FIXED_NOW_SECONDS + 2);
 		expect(rememberedCount(before)).toBe(1);
 
-		const after = new TriggerHarness({ staticData: before.savedStaticData() });
+		forgetInProcessDeliveries();
+		const after = new TriggerHarness({ parameters, staticData: before.savedStaticData() });
 		const retry = await deliver(after, body, FIXED_NOW_SECONDS + 300);
-		expect(retry.workflowStarted).toBe(false);
-		expect(retry.statusCode).toBe(200);
+		expect([retry.statusCode, retry.workflowStarted]).toEqual([200, false]);
 	});
 
-	it('hands every acknowledged body over with a duplicate, even within a second of the last hand-over', async () => {
+	it('forgets, after a restart, bodies acknowledged since the last request it answered itself (only new events in between)', async () => {
 		const before = new TriggerHarness();
-		const [a, b] = [messageReceived('d-handover-a'), messageReceived('d-handover-b')];
-		await deliver(before, a, FIXED_NOW_SECONDS);
-		await deliver(before, b, FIXED_NOW_SECONDS); // hands a over
-		// n8n 2.x saves static data only for a request the trigger answers itself, such as this repeat.
-		expect((await deliver(before, b, FIXED_NOW_SECONDS)).workflowStarted).toBe(false);
-		expect(rememberedCount(before)).toBe(2);
+		const bodies = [messageReceived('d-only-new-1'), messageReceived('d-only-new-2')];
+		for (const [i, body] of bodies.entries()) await deliver(before, body, FIXED_NOW_SECONDS + i);
+		expect(rememberedCount(before)).toBe(0);
+		forgetInProcessDeliveries();
+		const after = new TriggerHarness({ staticData: before.savedStaticData() });
+		// The retry of an acknowledged event runs again: a duplicate, never a loss (docs/trigger.md).
+		expect((await deliver(after, bodies[0], FIXED_NOW_SECONDS + 300)).workflowStarted).toBe(true);
 	});
 
 	it('forgets a body whose run n8n did not take (answered 500), so the service’s retry runs it', async () => {
@@ -85,10 +97,12 @@ describe('duplicate deliveries', () => {
 		const body = messageReceived('d-not-taken');
 		harness.failNextRuns = 1;
 		expect((await deliver(harness, body, FIXED_NOW_SECONDS)).statusCode).toBe(500);
+		await deliver(harness, messageReceived('d-not-taken-other'), FIXED_NOW_SECONDS + 1);
+		// A repeat of the other event hands over what was acknowledged: not the body n8n did not take.
+		await deliver(harness, messageReceived('d-not-taken-other'), FIXED_NOW_SECONDS + 2);
+		expect(rememberedCount(harness)).toBe(1);
 		const retry = await deliver(harness, body, FIXED_NOW_SECONDS + 60);
 		expect([retry.statusCode, retry.workflowStarted]).toEqual([200, true]);
-		await deliver(harness, messageReceived('d-not-taken-next'), FIXED_NOW_SECONDS + 62);
-		expect(rememberedCount(harness)).toBe(1);
 	});
 
 	it('keeps the store bounded: at most the cap, oldest forgotten first', async () => {
@@ -97,11 +111,10 @@ describe('duplicate deliveries', () => {
 		for (let i = 0; i < total; i++) {
 			await deliver(harness, messageReceived(`d-cap-${i}`), FIXED_NOW_SECONDS + i);
 		}
-		await deliver(harness, messageReceived('d-cap-next'), FIXED_NOW_SECONDS + total);
-		expect(rememberedCount(harness)).toBe(MAX_REMEMBERED_DELIVERIES);
-		// The newest is still suppressed, the oldest is not.
+		// The newest is still suppressed (and its repeat hands the store over), the oldest is not.
 		const newest = await deliver(harness, messageReceived(`d-cap-${total - 1}`), FIXED_NOW_SECONDS + total);
 		expect(newest.workflowStarted).toBe(false);
+		expect(rememberedCount(harness)).toBe(MAX_REMEMBERED_DELIVERIES);
 		const oldest = await deliver(harness, messageReceived('d-cap-0'), FIXED_NOW_SECONDS + total);
 		expect(oldest.workflowStarted).toBe(true);
 	});
@@ -119,8 +132,8 @@ describe('duplicate deliveries', () => {
 		const body = messageReceived('d-allow');
 		const first = await deliver(harness, body, FIXED_NOW_SECONDS);
 		expect(first.workflowStarted).toBe(true);
-		// Nothing to save first, so n8n answers once the run is queued: an answered event cannot be lost.
-		expect([first.answeredAfterRunQueued, first.statusCode, first.body]).toEqual([true, 200, { received: true }]);
+		// n8n answers once the run exists: an answered event cannot be lost.
+		expect([first.answeredAfterRunQueued, first.statusCode, first.body]).toEqual([true, 200, { executionStarted: true, executionId: '1' }]);
 		expect((await deliver(harness, body, FIXED_NOW_SECONDS + 60)).workflowStarted).toBe(true);
 		expect(rememberedCount(harness)).toBe(0);
 	});

@@ -1,26 +1,80 @@
 /**
- * Refused deliveries: while the editor listens for a test event (mode `manual`) the trigger fails with an error
- * naming the failed check (n8n shows it on the node and runs nothing after it); in production they are logged with the reason and counted, and the
- * optional summary starts at most one run per interval. The sender's answer is the same in both modes.
- * Also: the service's test event is marked in the item.
+ * Refused deliveries, one row per reason: its HTTP status, what the service does with it, the check it names
+ * and the advice shown. While the editor listens for a test event (mode `manual`) the trigger fails with an
+ * error naming the failed check (n8n shows it on the node and runs nothing after it); in production they are
+ * logged with the reason and counted, and the optional summary starts at most one run per interval. The
+ * sender's answer is the same in both modes. Also: the service's test event is marked in the item.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { NodeOperationError } from 'n8n-workflow';
+import { explain, REFUSAL_REASONS, refusal } from '../../nodes/BusinessMessagingTrigger/refusals';
 import { DEFAULT_CREDENTIALS, TriggerHarness, runWebhook, TEST_WEBHOOK_SECRET, type WebhookOutcome } from '../helpers/webhook';
 import { FIXED_NOW_SECONDS, eventBody, messageReceived, sign, signedRequest, SIGNATURE_HEADER, TIMESTAMP_HEADER } from './requests';
 
 const NOW_MS = FIXED_NOW_SECONDS * 1000;
 const body = messageReceived('m-1');
+const REPO = join(__dirname, '../..');
 
-const cases: Array<[string, { headers: Record<string, string>; body: Buffer | string }, object | undefined, number, string, string]> = [
-	['signed with another secret', signedRequest('rotated-secret', body), undefined, 401, 'invalid signature', 'signature matches the body'],
-	['a stale timestamp', signedRequest(TEST_WEBHOOK_SECRET, body, FIXED_NOW_SECONDS - 301), undefined, 401, 'timestamp outside tolerance', 'timestamp within 300 seconds'],
-	['no signature', { headers: { 'Content-Type': 'application/json', [TIMESTAMP_HEADER]: String(FIXED_NOW_SECONDS) }, body }, undefined, 401, 'missing signature', 'signature header present'],
-	['a signed body that is not JSON', signedRequest(TEST_WEBHOOK_SECRET, 'hello', FIXED_NOW_SECONDS, 'text/plain'), undefined, 400, 'body is not a JSON object', 'body is a JSON object'],
-	['a signed JSON body without event fields', signedRequest(TEST_WEBHOOK_SECRET, '{"hello":1}'), undefined, 400, 'missing event', 'event fields present'],
-	['a credential without Webhook Secret', signedRequest(TEST_WEBHOOK_SECRET, body), { webhookSecret: '' }, 503, 'webhook secret not configured', 'Webhook Secret present'],
+/** What the service does with each answer (spec, Delivery and retry). */
+const SERVICE_DOES: Record<number, string> = { 400: 'no retry', 401: 'no retry', 500: 'retries', 503: 'retries' };
+
+/** Headers with the timestamp but a signature of `signed` (or none). */
+function withTimestamp(timestamp: string, signature?: string) {
+	return {
+		headers: { 'Content-Type': 'application/json', [TIMESTAMP_HEADER]: timestamp, ...(signature ? { [SIGNATURE_HEADER]: signature } : {}) },
+		body,
+	};
+}
+
+interface Row {
+	reason: string;
+	/** A request that fails this check and no earlier one. */
+	request: { headers: Record<string, string>; body: Buffer | string };
+	credentials?: object;
+	status: number;
+	service: string;
+	/** The check named in the editor's error. */
+	check: string;
+	/** What the advice (editor and log) must tell the user. */
+	advice: RegExp;
+}
+
+/** Every refusal, in the order the trigger checks. */
+const TABLE: Row[] = [
+	{ reason: 'webhook secret not configured', request: signedRequest(TEST_WEBHOOK_SECRET, body), credentials: { webhookSecret: '' }, status: 503, service: 'retries', check: 'Webhook Secret present', advice: /Copy the webhook secret from the service’s dashboard .* into the credential/ },
+	{ reason: 'missing signature', request: withTimestamp(String(FIXED_NOW_SECONDS)), status: 401, service: 'no retry', check: 'signature header present', advice: /no X-Service-Webhook-Signature header/ },
+	{ reason: 'missing timestamp', request: { headers: { 'Content-Type': 'application/json', [SIGNATURE_HEADER]: sign(TEST_WEBHOOK_SECRET, String(FIXED_NOW_SECONDS), body) }, body }, status: 401, service: 'no retry', check: 'timestamp header present', advice: /no X-Service-Webhook-Timestamp header/ },
+	{ reason: 'invalid timestamp', request: withTimestamp('1795316400.5', sign(TEST_WEBHOOK_SECRET, '1795316400.5', body)), status: 401, service: 'no retry', check: 'timestamp header form', advice: /not whole Unix seconds/ },
+	{ reason: 'timestamp outside tolerance', request: signedRequest(TEST_WEBHOOK_SECRET, body, FIXED_NOW_SECONDS - 301), status: 401, service: 'no retry', check: 'timestamp within 300 seconds', advice: /check the server’s clock \(NTP\)/ },
+	{ reason: 'invalid signature', request: signedRequest('rotated-secret', body), status: 401, service: 'no retry', check: 'signature matches the body', advice: /Webhook Secret differs from the one in the service’s dashboard/ },
+	{ reason: 'body is not a JSON object', request: signedRequest(TEST_WEBHOOK_SECRET, 'hello', FIXED_NOW_SECONDS, 'text/plain'), status: 400, service: 'no retry', check: 'body is a JSON object', advice: /nothing between the service and n8n rewrites the body/ },
+	{ reason: 'missing event field', request: signedRequest(TEST_WEBHOOK_SECRET, '{"timestamp":"t","data":{}}'), status: 400, service: 'no retry', check: 'event field present', advice: /has no `event` name/ },
+	{ reason: 'missing timestamp field', request: signedRequest(TEST_WEBHOOK_SECRET, eventBody('message.received', {}).replace(/"timestamp":"[^"]*",?/, '')), status: 400, service: 'no retry', check: 'timestamp field present', advice: /no `timestamp` field .* not the X-Service-Webhook-Timestamp header/ },
+	{ reason: 'missing data field', request: signedRequest(TEST_WEBHOOK_SECRET, '{"event":"message.received","timestamp":"t","data":[]}'), status: 400, service: 'no retry', check: 'data field is an object', advice: /`data` is missing or not an object/ },
 ];
 
-describe.each(cases)('a delivery with %s', (_what, request, credentials, status, reason, failedCheck) => {
+describe('the refusal table', () => {
+	it('covers every reason the trigger refuses for, once, in the order it checks', () => {
+		expect(TABLE.map((row) => row.reason)).toEqual(REFUSAL_REASONS);
+	});
+
+	it('gives each reason its own check, in the table and in the trigger', () => {
+		expect(new Set(TABLE.map((row) => row.check)).size).toBe(TABLE.length);
+		expect(new Set(REFUSAL_REASONS.map((reason) => explain(refusal(reason)).check)).size).toBe(REFUSAL_REASONS.length);
+	});
+
+	it('says what the service does with each status, as the spec does', () => {
+		for (const row of TABLE) expect([row.reason, SERVICE_DOES[row.status]]).toEqual([row.reason, row.service]);
+	});
+
+	it('is what docs/trigger.md names: every check in the refusal details', () => {
+		const docs = readFileSync(join(REPO, 'docs/trigger.md'), 'utf8');
+		for (const row of TABLE) expect([row.reason, docs.includes(`*${row.check}*`)]).toEqual([row.reason, true]);
+	});
+});
+
+describe.each(TABLE)('a delivery refused for "$reason"', ({ request, credentials, status, reason, check, advice }) => {
 	const setup = (mode: 'manual' | 'webhook') => ({
 		mode,
 		typeVersion: 2,
@@ -34,17 +88,32 @@ describe.each(cases)('a delivery with %s', (_what, request, credentials, status,
 		const error = outcome.threw as NodeOperationError;
 		// n8n keeps the description of an error thrown by webhook() only for this class name.
 		expect([error?.name, error?.message]).toEqual(['NodeOperationError', `Delivery refused (${status}): ${reason}`]);
-		expect(error.description).toMatch(new RegExp(`^Failed check: ${failedCheck}\\. .{40,}`));
+		expect(error.description).toMatch(new RegExp(`^Failed check: ${check}\\. `));
+		expect(error.description).toMatch(advice);
 		// Never the expected value: no 64-hex digest, and the sentinel secret is checked by the harness.
 		expect(`${error.message} ${error.description}`).not.toMatch(/[0-9a-f]{64}/i);
 	});
 
-	it('in production: the same answer, no run, a log line with the reason and the count', async () => {
+	it('in production: the same answer, no run, a log line with the reason, the count and the advice', async () => {
 		const harness = new TriggerHarness(setup('webhook'));
 		let last: WebhookOutcome | undefined;
 		for (let i = 0; i < 3; i++) last = await harness.send(request, NOW_MS);
 		expect([last!.statusCode, last!.body, last!.workflowStarted]).toEqual([status, { error: reason }, false]);
-		expect(last!.logs.join('\n')).toContain(`delivery refused (${status}, ${reason}); 3 refused by this trigger since n8n started`);
+		const line = last!.logs.find((l) => l.startsWith('warn Business Messaging Trigger: delivery refused'));
+		expect(line).toContain(`delivery refused (${status}, ${reason}); 3 refused by this trigger since n8n started.`);
+		expect(line).toMatch(advice);
+	});
+});
+
+describe('the README’s troubleshooting', () => {
+	it('quotes the log line n8n prints for a refused delivery', async () => {
+		const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+		const row = readme.split('\n').find((l) => l.startsWith('| The trigger never fires |')) ?? '';
+		// The quoted text up to "(…)", which stands for the status and the reason.
+		const quoted = /n8n's log for "([^"]+)\(…\)"/.exec(row)?.[1];
+		expect(quoted).toBeDefined();
+		const outcome = await runWebhook(signedRequest('rotated-secret', body), { typeVersion: 2 }, NOW_MS);
+		expect(outcome.logs.some((l) => l.startsWith(`warn ${quoted}(401, invalid signature)`))).toBe(true);
 	});
 });
 

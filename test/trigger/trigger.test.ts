@@ -45,8 +45,8 @@ describe('a signed event', () => {
 		const outcome = await runWebhook(signedRequest(TEST_WEBHOOK_SECRET, body), {}, NOW_MS);
 		expect(outcome.threw).toBeUndefined();
 		expect(outcome.statusCode).toBe(200);
-		// The node answers itself, so n8n saves the remembered delivery before the run starts.
-		expect(outcome.body).toEqual({ received: true });
+		// n8n's answer once the execution exists (response mode hostedChat).
+		expect([outcome.answeredAfterRunQueued, outcome.body]).toEqual([true, { executionStarted: true, executionId: '1' }]);
 		expect(outcome.workflowStarted).toBe(true);
 		expect(outcome.items).toHaveLength(1);
 		const parsed = JSON.parse(body) as Record<string, unknown>;
@@ -146,9 +146,9 @@ describe('bad event data answers 400', () => {
 		['not JSON', 'event=message.received', 'text/plain'],
 		['a JSON array', '[1,2]', 'application/json'],
 		['a JSON string', '"message.received"', 'application/json'],
-		['missing event', JSON.stringify({ timestamp: 't', data: {} }), 'application/json'],
-		['missing timestamp', JSON.stringify({ event: 'message.received', data: {} }), 'application/json'],
-		['missing data', JSON.stringify({ event: 'message.received', timestamp: 't' }), 'application/json'],
+		['missing event field', JSON.stringify({ timestamp: 't', data: {} }), 'application/json'],
+		['missing timestamp field', JSON.stringify({ event: 'message.received', data: {} }), 'application/json'],
+		['missing data field', JSON.stringify({ event: 'message.received', timestamp: 't' }), 'application/json'],
 	])('%s', async (_name, body, contentType) => {
 		const outcome = await runWebhook(
 			signedRequest(TEST_WEBHOOK_SECRET, body, FIXED_NOW_SECONDS, contentType),

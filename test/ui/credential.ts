@@ -3,19 +3,24 @@
  * Messaging" → fill the fields → Save, which tests it (success); then a wrong client secret shows the
  * service's 401 in words.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { SandboxProcess } from '../../tools/n8n/sandbox';
 import { assert } from '../e2e/lib/report';
 import { byTestId } from './browser';
 
-export async function createCredential(page: Page, baseUrl: string, sandbox: SandboxProcess): Promise<void> {
-	const values = sandbox.credentials;
+/** Create credential → search "Business Messaging" → Business Messaging API: the empty credential's dialog. */
+export async function newCredentialDialog(page: Page, baseUrl: string): Promise<Locator> {
 	await page.goto(`${baseUrl}/home/credentials`);
 	await byTestId(page, 'add-resource-credential').click();
 	await byTestId(page, 'new-credential-type-select').locator('input').fill('Business Messaging');
 	await byTestId(page, 'new-credential-type-select-option').filter({ hasText: 'Business Messaging API' }).click();
 	await byTestId(page, 'new-credential-type-button').click();
-	const dialog = byTestId(page, 'credential-edit-dialog');
+	return byTestId(page, 'credential-edit-dialog');
+}
+
+export async function createCredential(page: Page, baseUrl: string, sandbox: SandboxProcess): Promise<void> {
+	const values = sandbox.credentials;
+	const dialog = await newCredentialDialog(page, baseUrl);
 	const field = (name: string, label: string) => {
 		const input = byTestId(dialog, `parameter-input-${name}`).locator('input');
 		// The label a user reads; required fields carry a `*`.
@@ -29,6 +34,7 @@ export async function createCredential(page: Page, baseUrl: string, sandbox: San
 		{ ...field('domain', 'Workspace Domain'), value: values.domain },
 		{ ...field('webhookSecret', 'Webhook Secret'), value: values.webhookSecret },
 		{ ...field('phoneNumberId', 'Default Sender (Phone Number ID)'), value: values.phoneNumberId },
+		{ ...field('businessName', 'Business Name'), value: 'Acme Shop' },
 	];
 	for (const { input, label, value } of fields) {
 		await label.waitFor();

@@ -10,7 +10,7 @@ import { waitFor } from '../../tools/n8n/proc';
 
 /** n8n adds this resource and operation to nodes whose credential the HTTP Request node can use; not ours to document. */
 const N8N_ADDED = 'Custom API Call';
-/** A sandbox template with one body placeholder (test/sandbox/seed.ts: template 7). */
+/** A sandbox template with one body placeholder (tools/sandbox/seed.ts: template 7). */
 const TEMPLATE_WITH_PLACEHOLDERS = 'order_update_0007';
 /** How long a field the README names may take to appear before it counts as missing (a loaded machine). */
 const FIELDS_WAIT = 20_000;

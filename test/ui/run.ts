@@ -1,11 +1,13 @@
 /**
  * Browser suite: n8n's editor in Debian's Chromium (driven by playwright-core) against a real n8n 2.41.1
- * with this package and the sandbox, step by step as a user would. One screenshot per step, in the
- * suite's folder (printed). Page errors and console errors that mention this package fail the suite.
+ * with this package and the sandbox, step by step as a user would. One screenshot per step (and per view
+ * where a step has several), kept in the suite's folder for review (printed at the start and the end).
+ * Page errors and console errors that mention this package fail the suite.
  * Steps: test/ui/credential.ts, fields.ts (against the README's table), trigger.ts, and the ones below.
- * npm run test:ui  (UI_KEEP=1 keeps the folder even when everything passes)
+ * npm run test:ui  (UI_KEEP=1 keeps n8n's folder and logs even when everything passes; UI_ONLY=<regex> runs
+ * only the matching steps, while working on them)
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -13,20 +15,25 @@ import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { startStack, type Stack } from '../../tools/n8n/stack';
 import { listenWorkflow } from '../e2e/checks/listen';
-import { chain, manualTrigger } from '../../tools/n8n/workflow';
-import { action, CREDENTIAL_TYPE, exampleWorkflow, webhookTestWorkflow } from '../../tools/n8n/workflows';
+import { chain, manualTrigger, node, webhookIdFor } from '../../tools/n8n/workflow';
+import { action, CREDENTIAL_TYPE, exampleWorkflow, TRIGGER_TYPE, webhookTestWorkflow } from '../../tools/n8n/workflows';
 import { checkAgentToolPanel } from './agentTool';
-import { answerPageWorkflows, checkAnswerPage } from './answerPage';
+import { answerPageWorkflows, BUSINESS_NAME, checkAnswerPage, checkAnswerPageContrast, checkReopenedLink } from './answerPage';
 import { byTestId as within, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
 import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
 import { askRefusedInEditor, conversationUiWorkflows, OTHER_SECRET_CREDENTIAL } from './conversations';
+import { answeredByHint, creatorEntry, placeholderLabelsWhole, spacesOnlyError, testModeNotice, triggerNoticeAndSubtitle, unreachableCredential } from './issue33';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+// Distinct from their first 16 letters on: n8nId makes the credentials' ids from them.
+const DRY_RUN_CREDENTIAL = 'Dry Run: Business Messaging (sandbox)';
+const BUSINESS_CREDENTIAL = 'Acme Shop: Business Messaging (sandbox)';
 
 async function main(): Promise<number> {
 	const started = Date.now();
@@ -46,7 +53,11 @@ async function main(): Promise<number> {
 		await stopAll();
 		const { passed, failed } = report.totals();
 		process.stdout.write(`# whole suite ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-		if (failed === 0 && !process.env.UI_KEEP) rmSync(dir, { recursive: true, force: true });
+		// The screenshots stay for review; n8n's folder and the logs only when something failed (or UI_KEEP).
+		if (failed === 0 && !process.env.UI_KEEP) {
+			for (const entry of readdirSync(dir)) if (entry !== 'screenshots') rmSync(join(dir, entry), { recursive: true, force: true });
+		}
+		process.stdout.write(`# screenshots kept in ${shots}\n`);
 		process.stdout.write(`${passed} passed, ${failed} failed\n`);
 		return failed > 0 ? 1 : 0;
 	};
@@ -55,7 +66,7 @@ async function main(): Promise<number> {
 			dir,
 			owner: OWNER,
 			log: (line) => process.stdout.write(`# ${line}\n`),
-			extraCredentials: { [OTHER_SECRET_CREDENTIAL]: { webhookSecret: 'another-dashboard-secret' } },
+			extraCredentials: { [DRY_RUN_CREDENTIAL]: { testMode: 'dryRun' }, [BUSINESS_CREDENTIAL]: { businessName: BUSINESS_NAME }, [OTHER_SECRET_CREDENTIAL]: { webhookSecret: 'another-dashboard-secret' } },
 			workflows: ({ credential, extraCredentials }) => [
 				chain('uiSend', 'UI: send text', [
 					manualTrigger(),
@@ -98,7 +109,18 @@ async function main(): Promise<number> {
 					manualTrigger(),
 					action('Ask for Approval', credential, { resource: 'message', operation: 'sendAndWait', phone: '+4915112345678', message: 'Ship order #1042 today?' }),
 				]),
-				...answerPageWorkflows(credential),
+				...answerPageWorkflows(extraCredentials[BUSINESS_CREDENTIAL]),
+				chain('uiSendDryRun', 'UI: send text, Dry Run credential', [
+					manualTrigger(),
+					action('Send Text', extraCredentials[DRY_RUN_CREDENTIAL], { resource: 'message', operation: 'sendText', phone: '+4915112345678', text: 'Hello from the editor' }),
+				]),
+				chain('uiSpaces', 'UI: send text of only spaces', [
+					manualTrigger(),
+					action('Send Text', credential, { resource: 'message', operation: 'sendText', phone: '+4915112345678', text: '   ' }),
+				]),
+				chain('uiTwoEvents', 'UI: a trigger for two events', [
+					node('Two Events', TRIGGER_TYPE, 2, { events: ['message.received', 'order.created'], options: {} }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: webhookIdFor('ui-two-events') }),
+				]),
 				...conversationUiWorkflows(credential, extraCredentials[OTHER_SECRET_CREDENTIAL]),
 			],
 			// Send Test Event runs on request through its Webhook node; the trigger that resumes waiting runs.
@@ -136,7 +158,10 @@ async function main(): Promise<number> {
 		if (message.type() === 'error' && ours(message.text())) packageErrors.push(`console: ${message.text()}`);
 	});
 	let step = 0;
+	// UI_ONLY=<regex>: only the steps whose names match (and logging in), while working on one of them.
+	const only = process.env.UI_ONLY ? new RegExp(process.env.UI_ONLY, 'i') : undefined;
 	const run = async (name: string, fn: (page: Page) => Promise<void>) => {
+		if (only && step > 0 && !only.test(name)) return void step++;
 		const file = join(shots, `${String(++step).padStart(2, '0')}-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}.png`);
 		const stepStarted = Date.now();
 		await report.run({
@@ -154,6 +179,8 @@ async function main(): Promise<number> {
 		process.stdout.write(`# step ${step}: ${((Date.now() - stepStarted) / 1000).toFixed(1)} s\n`);
 	};
 	const byTestId = (id: string) => within(page, id);
+	/** A further screenshot of the current step. */
+	const shot = (name: string) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`);
 
 	await run('log in', async () => {
 		await page.goto(`${n8n.baseUrl}/signin`);
@@ -231,7 +258,7 @@ async function main(): Promise<number> {
 	await run('the refused delivery in the trigger’s panel: the error names the refusal and the failed check', async () => {
 		await refusalInPanel(page, stack!.workflows[5]);
 	});
-	await run('Send Text → From Template: the picker lists placeholder counts and marks templates that cannot be sent; the Test Mode notice', async () => {
+	await run('Send Text → From Template: the picker lists how many values each template needs and marks templates that cannot be sent', async () => {
 		await templateList(page, n8n.baseUrl, named('UI: send from a template'));
 	});
 	await run('Send Text → From Template: the chosen name fits its field; Values show the template’s sample', async () => {
@@ -242,6 +269,29 @@ async function main(): Promise<number> {
 	});
 	await run('the canvas subtitle of Send and Wait reads as its action', async () => {
 		await subtitles(page, n8n.baseUrl, named('UI: a Send and Wait node on the canvas'));
+	});
+
+	await run('Test Mode off: the send operation’s notice says where Test Mode is set and what each setting does, not that it is on; a Dry Run run’s note says so', async () => {
+		await testModeNotice(page, n8n, send, named('UI: send text, Dry Run credential'), shot);
+	});
+	await run('the trigger: its notice takes the Test URL first, then the Production URL, as the README; its canvas subtitle names the events', async () => {
+		await triggerNoticeAndSubtitle(page, n8n.baseUrl, stack!.workflows[5], named('UI: a trigger for two events'), shot);
+	});
+	await run('the node creator’s entry carries the action node’s description', async () => {
+		await creatorEntry(page, n8n, stack!.workflows[2]);
+	});
+	await run('Send Text → From Template at the default panel width: every Values label and the chosen template’s name show whole', async () => {
+		const seen = await placeholderLabelsWhole(page, n8n.baseUrl, named('UI: send from a template'), shot);
+		process.stdout.write(`# shown whole: ${seen.join(' | ')}\n`);
+	});
+	await run('Send and Wait’s Recipient Phone says whose name the answer carries (answeredBy)', async () => {
+		await answeredByHint(page, n8n.baseUrl, named('UI: a Send and Wait node on the canvas'));
+	});
+	await run('Text of only spaces: the error says so and what to do', async () => {
+		await spacesOnlyError(page, n8n.baseUrl, named('UI: send text of only spaces'));
+	});
+	await run('the credential’s Test with nothing listening at the Base URL: the details say what to check, not only ECONNREFUSED', async () => {
+		await unreachableCredential(page, n8n.baseUrl, stack!.sandbox);
 	});
 
 	const badPhone = stack.workflows[3];
@@ -261,8 +311,14 @@ async function main(): Promise<number> {
 		await askRefusedInEditor(page, stack!, asking, 'No Business Messaging Trigger on this n8n resumes waiting runs', /turn on Resume Waiting Runs, and activate \(publish\) the workflow\. Nothing was sent\./);
 	});
 
-	await run('Send and Wait answer page on a phone: the question and who asks above the buttons; after Approve, what was approved', async () => {
-		await checkAnswerPage(browser!, stack!, (name) => join(shots, `${String(step).padStart(2, '0')}-${name}.png`));
+	await run('Send and Wait answer page on a phone: the question and who asks (Business Name, or Asked By) above the buttons; after Approve, what was approved', async () => {
+		await checkAnswerPage(browser!, stack!, shot);
+	});
+	await run('the answer page’s contrast at 320 px in dark and light mode meets WCAG 2.2 AA (text 4.5:1, control edges 3:1)', async () => {
+		for (const line of await checkAnswerPageContrast(browser!, stack!, shot)) process.stdout.write(`# contrast ${line}\n`);
+	});
+	await run('an answered link opened again at 320 px in dark mode: the package’s page while the run waits for the next question; n8n’s page once it finished', async () => {
+		await checkReopenedLink(browser!, stack!, shot);
 	});
 
 	return await finish();

@@ -380,7 +380,8 @@ export class N8n {
 				if (res.ok || /already setup/i.test(text)) return true;
 				throw new Error(`POST /rest/owner/setup: ${res.status} ${text.slice(0, 300)}`);
 			},
-			60_000,
+			// On a busy machine 2.3.6 took more than a minute after readiness to add its REST routes.
+			180_000,
 			500,
 		);
 	}

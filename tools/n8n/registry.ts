@@ -12,7 +12,7 @@ import { REPO_ROOT } from './n8n';
 import { run, startProcess, type Started, waitFor } from './proc';
 
 /** The install suite's tools, verdaccio and n8n's scanner (package.json and lock committed, installed on first use). */
-export const TOOLS_DIR = join(REPO_ROOT, 'test/e2e/tools');
+export const TOOLS_DIR = join(REPO_ROOT, 'tools/npm-tools');
 const VERDACCIO_BIN = join(TOOLS_DIR, 'node_modules/verdaccio/bin/verdaccio');
 
 /** Installs the pinned tools from their lock file the first time (outside the namespace: it needs the registry). */

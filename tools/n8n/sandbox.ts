@@ -1,7 +1,7 @@
 /** Starts the sandbox through its CLI (its own process group) and talks to its unsigned control API. */
 import { join } from 'node:path';
 import { REPO_ROOT } from './n8n';
-import { SANDBOX_CREDENTIALS, type UploadedFile, type SentMessage as SandboxMessage } from '../../test/sandbox';
+import { SANDBOX_CREDENTIALS, type UploadedFile, type SentMessage as SandboxMessage } from '../sandbox';
 import { freePort, startProcess, type Started, waitFor } from './proc';
 
 
@@ -54,7 +54,7 @@ export class SandboxProcess {
 	async start(port?: number): Promise<void> {
 		const chosen = port ?? (await freePort());
 		const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
-		const args = [tsxCli, join(REPO_ROOT, 'test/sandbox/cli.ts'), '--port', String(chosen)];
+		const args = [tsxCli, join(REPO_ROOT, 'tools/sandbox/cli.ts'), '--port', String(chosen)];
 		if (this.timeScale) args.push('--time-scale', String(this.timeScale));
 		this.proc = startProcess(process.execPath, args, { cwd: REPO_ROOT, env: process.env, logFile: this.logFile });
 		const proc = this.proc;

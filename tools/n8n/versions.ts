@@ -45,17 +45,17 @@ export interface N8nFeatures {
 	 * Without it (1.123.81) n8n answers such a body 422 "Failed to parse request body" before any node runs.
 	 */
 	jsonBomAccepted: boolean;
-	/**
-	 * The credential Test button shows the credential's own message for a 401 (its test rule). 1.123.81 and
-	 * 2.3.6 show n8n's generic "Authorization failed - please check your credentials" instead (n8n-core's
-	 * error lacks the response the rule is matched against); 2.41.1 the rule's. Versions in between were
-	 * not run: taken as generic.
-	 */
-	credentialTestRuleMessages: boolean;
 	/** The AI Agent node's versions (`@n8n/n8n-nodes-langchain.agent`): 1.123.81 goes up to 3, 2.3.6 and later to 3.1. */
 	agentVersions: number[];
 	/** n8n generates a human-review tool (`…HitlTool`) from every node with Send and Wait (2.41.1; not 1.123.81). */
 	hitlTools: boolean;
+	/**
+	 * A webhook answering "Immediately" (`onReceived`, n8n's Webhook node's default) is answered once the run
+	 * exists: from n8n 2.8.0 (`shouldDeferOnReceivedResponse`, webhooks/webhook-helpers.js). Before, n8n answers
+	 * before it creates the execution, and a crash loses what it acknowledged (the fault suite's Webhook node
+	 * shows it). The trigger answers in `hostedChat` mode, after the run exists on every supported version.
+	 */
+	onReceivedAnswersAfterRun: boolean;
 }
 
 /**
@@ -68,7 +68,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 	const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '');
 	const ownerConfig = read(join(configDist, 'instance-settings-loader.config.js'));
 	const modulesFile = read(join(installDir, 'node_modules/@n8n/backend-common/dist/modules/modules.config.js'));
-	const { version } = JSON.parse(read(join(installDir, 'node_modules/n8n/package.json')) || '{"version":"0"}') as { version: string };
 	const agentNode = join(installDir, 'node_modules/@n8n/n8n-nodes-langchain/dist/nodes/agents/Agent/Agent.node.js');
 	const modulesList = /MODULE_NAMES = \[([^\]]*)\]/.exec(modulesFile)?.[1] ?? '';
 	return {
@@ -77,8 +76,8 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		communityPackagesFromEnv: ownerConfig.includes('N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'),
 		modules: [...modulesList.matchAll(/'([^']+)'/g)].map((m) => m[1]),
 		jsonBomAccepted: read(join(n8nDist, 'middlewares/body-parser.js')).includes('stripBom'),
-		credentialTestRuleMessages: versionAtLeast(version, '2.41.1'),
 		agentVersions: [...read(agentNode).matchAll(/^\s*'?(\d+(?:\.\d+)?)'?: new /gm)].map((m) => Number(m[1])),
 		hitlTools: existsSync(join(n8nDist, 'tool-generation/hitl-tools.js')),
+		onReceivedAnswersAfterRun: read(join(n8nDist, 'webhooks/webhook-helpers.js')).includes('shouldDeferOnReceivedResponse'),
 	};
 }

@@ -354,7 +354,8 @@ export function exampleWorkflow(
 		if (webhookId && n.type === TRIGGER_TYPE) copy.webhookId = webhookId;
 		return copy;
 	});
-	return { ...example, id: n8nId(key), name: `${example.name} (${key})`, active: false, nodes, connections: structuredClone(example.connections) };
+	// The example's own name, as users see it after importing the file; `key` only seeds the id.
+	return { ...example, id: n8nId(key), name: example.name, active: false, nodes, connections: structuredClone(example.connections) };
 }
 /** This package's action node as an AI agent's tool: n8n derives the type from `usableAsTool`. */
 export const TOOL_TYPE = 'n8n-nodes-business-messaging.businessMessagingTool';

@@ -1,58 +1,123 @@
 import type {
 	IDataObject,
-	INodeExecutionData,
 	INodeProperties,
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import type { BinaryFile } from '../helpers/multipart';
 import type { RunState } from '../helpers/runState';
-import type { MessageOf } from '../helpers/sendOnce';
+import type { OutgoingMessage } from '../helpers/sendOnce';
+import type { TestMode } from '../helpers/testMode';
+import type { MessagePath } from '../transport';
 
 /**
- * What one operation does for one item; the router runs it for each item, with the run's shared state
- * (`run.ctx` is n8n's execute context).
+ * What an operation is. The router runs each item through it; for the two kinds that send a message to
+ * a customer, the operation only declares *what* it sends and *to whom*, and the send pipeline
+ * (actions/send.ts) sends it with every safety rule. An operation cannot reach a message endpoint any
+ * other way: `apiRequest` refuses one (a type error for a literal path, an error before sending for
+ * another), and only actions/send.ts may import transport/message.ts (.dependency-cruiser.cjs).
  */
-type ExecuteItem = (run: RunState, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
+export type Operation = RequestOperation | SendOperation | SendAndWaitOperation;
 
 /** A call to the service that sends nothing to a customer: reads, the order update, the webhook test. */
 export interface RequestOperation {
 	kind: 'request';
 	description: INodeProperties[];
-	execute: ExecuteItem;
+	/** What the operation does for one item (`run.ctx` is n8n's execute context). */
+	execute: (run: RunState, itemIndex: number) => Promise<IDataObject | IDataObject[]>;
 }
 
 /**
- * A message to a recipient. Declaring it is what makes the router apply, to every item: the AI agent's
- * Allowed Recipients, the no-double-send guard, the credential's Test Mode notice and marks, and
- * parallel sending per recipient. An operation that posts to /w/message/* without this kind fails
- * test/nodes/operations.test.ts.
+ * The item's recipient, in international format and checked (an error naming the field otherwise).
+ * Allowed Recipients, the Test Mode output's `intendedRecipient`, the no-double-send guard and the
+ * per-recipient order all use this, never a field name.
+ */
+export type RecipientOf = (run: RunState, itemIndex: number) => string;
+
+/** What an item sends, beside its recipient: the text, or for a file its type, caption and a hash. */
+export type MessageContent = Omit<OutgoingMessage, 'phone'>;
+
+/**
+ * The request that sends a message. It never names the recipient: the pipeline adds `phone` (the real
+ * recipient, or the credential's test recipient) and the sender (`phone_number_id`), so an operation
+ * cannot send past Test Mode.
+ */
+export interface MessageRequest {
+	/** The service's endpoint for this kind of message. */
+	path: MessagePath;
+	/** The request's fields other than the recipient: a JSON body, or the form fields beside `file`. */
+	fields: Record<string, string> & { phone?: never };
+	/** A file from the item's binary data: the message is then sent as multipart/form-data. */
+	file?: BinaryFile;
+}
+
+/**
+ * A message to a recipient, one per item. Declaring it gives every item, in this order (actions/send.ts):
+ * the recipient checked (`recipientOf`) and, as an AI agent's tool, Allowed Recipients; the no-double-send
+ * guard (retries, Skip Repeats Within); Test Mode (the redirect to the test recipient, the dry run that
+ * sends nothing, their output marks and the editor's notice); the sender; pacing (Max Messages per
+ * Second); Parallel Requests with each recipient's items in item order; retries only when the service
+ * cannot have sent it.
  */
 export interface SendOperation {
 	kind: 'send';
 	description: INodeProperties[];
-	execute: ExecuteItem;
-	/** Items with the same recipient go out one after another, in item order, also in parallel. */
-	recipientOf: (run: RunState, itemIndex: number) => string;
-	/** What an item sends, so a retry or a repeat is not sent again. */
-	messageOf: MessageOf;
+	recipientOf: RecipientOf;
+	/** What the item sends; the guard recognises a repeat by it. Checks the item's fields. */
+	messageOf: (run: RunState, itemIndex: number) => Promise<MessageContent>;
+	/** The request for that message. */
+	requestOf: (run: RunState, itemIndex: number, message: MessageContent) => MessageRequest | Promise<MessageRequest>;
+	/** The item's output from what the service answered (its `data`); by default that answer itself. */
+	outputOf?: (sent: IDataObject, message: MessageContent) => IDataObject;
+}
+
+/** Who a send-and-wait message is for, and where it really goes (the test recipient under Test Mode). */
+export interface Delivery {
+	recipient: string;
+	to: string;
+	/** The credential's Test Mode: in a dry run nothing is sent and nothing waits, so nothing should be prepared to wait. */
+	testMode: TestMode;
+}
+
+/** A question ready to go: its request and when the wait ends without an answer. */
+export interface PreparedQuestion {
+	request: MessageRequest;
+	waitUntil: Date;
+	/**
+	 * Called with the service's answer (its `data`) once the question is sent, before the execution is put
+	 * to wait (never in a dry run): what the wait keeps of the sent message.
+	 */
+	sent?: (answer: IDataObject) => void;
 }
 
 /**
- * One message, then the whole execution waits for the recipient's answer through n8n's waiting
- * webhook: it takes all items at once (`executeAll`), and the node's webhook goes to `webhook`.
+ * One message, then the execution waits for an answer (n8n's waiting executions, which resume once):
+ * the kind takes one item per execution. The pipeline (`sendAndWait` in actions/send.ts) refuses more,
+ * checks Allowed Recipients, applies Test Mode (a dry run sends nothing and does not wait), paces, sends
+ * `ask`'s request and puts the execution to wait until `waitUntil`. The answer comes back through the
+ * node's webhook (`webhook`), or whatever else resumes the execution. No send guard: a retried execution
+ * needs a new question, since the earlier link answers an execution that failed.
  */
 export interface SendAndWaitOperation {
 	kind: 'sendAndWait';
+	/** The operation's name, for its messages ("… waits for one answer per execution"). */
+	displayName: string;
 	description: INodeProperties[];
-	executeAll: (run: RunState) => Promise<INodeExecutionData[][]>;
-	webhook: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+	recipientOf: RecipientOf;
+	/**
+	 * Checks the item and prepares the wait, before anything is sent. `delivery.to` is where the message
+	 * goes: a wait for a reply from the recipient listens to that number.
+	 */
+	ask: (run: RunState, delivery: Delivery) => Promise<PreparedQuestion>;
+	/**
+	 * The answer coming back through the node's own waiting webhook (Send and Wait for Response's link,
+	 * or the reply the trigger hands to Ask and Wait for Chat Reply's resume address).
+	 */
+	webhook?: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
 	/**
 	 * Whether the execution a webhook request resumes waits at this node for this operation (what the
-	 * node kept when it asked). The operation without it takes every other request (the answer link).
+	 * node kept when it asked). The operation with a webhook and without this takes every other request.
 	 */
 	waitsHere?: (ctx: IWebhookFunctions) => boolean;
 }
-
-export type Operation = RequestOperation | SendOperation | SendAndWaitOperation;
-

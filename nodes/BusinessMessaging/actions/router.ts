@@ -2,6 +2,7 @@ import type {
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	IWebhookFunctions,
 	IWebhookResponseData,
 	JsonObject,
@@ -14,10 +15,9 @@ import type { Operation, SendAndWaitOperation } from './operation';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
-import { checkAllowedRecipient, operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
-import { DEFAULT_PARALLEL_REQUESTS, groupBy, MAX_PARALLEL_REQUESTS, runInParallel } from '../helpers/parallel';
+import { operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
 import { RunState } from '../helpers/runState';
-import { startSendGuard } from '../helpers/sendOnce';
+import { type RunItem, sendAndWait, sendEach } from './send';
 
 /** Every operation of the node, by resource and then by the value of its Operation field. */
 export const operationsByResource: Record<string, Record<string, Operation>> = {
@@ -28,6 +28,18 @@ export const operationsByResource: Record<string, Record<string, Operation>> = {
 	webhook: webhook.operations,
 };
 
+/** Each resource's Operation field and its operations' fields, in the order the node shows them. */
+export const operationFields: INodeProperties[] = [
+	...contact.description,
+	...message.description,
+	...order.description,
+	...template.description,
+	...webhook.description,
+];
+
+/** The answer link of Send and Wait for Response: n8n's waiting webhook, answered by `routeWebhook`. */
+export { WAITING_WEBHOOKS } from './message/sendAndWait.operation';
+
 function operationOf(resource: string, operation: string): Operation | undefined {
 	return Object.hasOwn(operationsByResource, resource) && Object.hasOwn(operationsByResource[resource], operation)
 		? operationsByResource[resource][operation]
@@ -36,7 +48,8 @@ function operationOf(resource: string, operation: string): Operation | undefined
 
 /**
  * The one item loop: dispatch each item to its operation, keep pairedItem, honour Continue On Fail.
- * Message sends may run several recipients at once (option Parallel Requests); output stays in item order.
+ * Operations that send go through the send pipeline (actions/send.ts), which may run several recipients
+ * at once; output stays in item order.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -52,23 +65,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 	// One state per execution of the node: credentials, back-off, pacing, templates and item values.
 	const run = new RunState(this);
-	if (chosen.kind === 'sendAndWait') return await chosen.executeAll(run);
-	const sends = chosen.kind === 'send' ? chosen : undefined;
-	const execute = chosen.execute;
+	if (chosen.kind === 'sendAndWait') return await sendAndWait(run, chosen);
 	const outputs: INodeExecutionData[][] = new Array(items.length);
 	// As an AI agent's tool a failed item is the tool's answer: AI Agent 1.x-2.2 (LangChain's
 	// AgentExecutor) gives the model an empty result for a tool that throws, so the model could not
 	// read what to correct. The item carries the same message a user sees in the editor.
 	const keepGoing = this.continueOnFail() || asAgentTool;
-	const guard = sends ? await startSendGuard(run, items.length, sends.messageOf) : undefined;
-	const runItem = async (itemIndex: number) => {
+	const runItem: RunItem = async (itemIndex, work) => {
 		try {
-			// An agent's sends stay within the author's Allowed Recipients.
-			if (asAgentTool && sends) checkAllowedRecipient(run, itemIndex);
-			const output = guard
-				? await guard.send(itemIndex, async () => (await execute(run, itemIndex)) as IDataObject)
-				: await execute(run, itemIndex);
-			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(output), {
+			outputs[itemIndex] = this.helpers.constructExecutionMetaData(this.helpers.returnJsonArray(await work()), {
 				itemData: { item: itemIndex },
 			});
 		} catch (error) {
@@ -79,21 +84,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 		}
 	};
-	const parallel = sends
-		? Math.min(
-				Math.max(Math.floor(this.getNodeParameter('options.parallelRequests', 0, DEFAULT_PARALLEL_REQUESTS) as number), 1),
-				MAX_PARALLEL_REQUESTS,
-			)
-		: 1;
-	try {
-		if (parallel === 1) {
-			for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
-		} else {
-			const error = await runInParallel(groupBy(items.length, (i) => sends!.recipientOf(run, i)), parallel, runItem);
-			if (error) throw asNodeError(this, error);
+	if (chosen.kind === 'send') {
+		const error = await sendEach(run, chosen, items.length, runItem);
+		if (error) throw asNodeError(this, error);
+	} else {
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			await runItem(itemIndex, async () => await chosen.execute(run, itemIndex));
 		}
-	} finally {
-		await guard?.finish();
 	}
 	return [outputs.flat()];
 }
@@ -105,19 +102,21 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 }
 
 /**
+/**
  * The node's webhook: the resume address of the operation the execution waits for. Ask and Wait for
- * Chat Reply says so from what it kept when it asked; every other request goes to Send and Wait for
- * Response's answer link, as before: not looked up by the node's own Operation, since any answer link
- * that reaches this node type is answered by it (n8n's human-review tool resumes through it too), and
- * the link itself says which question it answers (helpers/waitingQuestion.ts).
+ * Chat Reply says so from what it kept when it asked (`waitsHere`); every other request goes to Send and
+ * Wait for Response's answer link, as before: not looked up by the node's own Operation, since any answer
+ * link that reaches this node type is answered by it (n8n's human-review tool resumes through it too),
+ * and the link itself says which question it answers (helpers/waitingQuestion.ts).
  */
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const waiting = waitingOperations.find((operation) => operation.waitsHere?.(this)) ?? answerLinkOperation;
-	return await waiting.webhook.call(this);
+	return await waiting.webhook!.call(this);
 }
 
 const waitingOperations = Object.values(operationsByResource)
 	.flatMap((byName) => Object.values(byName))
-	.filter((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait');
+	.filter((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait' && operation.webhook !== undefined);
 
+/** The answer link: the waiting operation with a webhook of its own and no other way to tell its waits. */
 const answerLinkOperation = waitingOperations.find((operation) => !operation.waitsHere)!;

@@ -1,9 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { itemParameter } from './itemParameter';
 import type { RunState } from './runState';
-import { checkPhone } from './validation';
 
 /**
  * What an AI agent may do with this node as its tool. An agent does what the text it reads asks, and
@@ -67,10 +65,12 @@ export const allowedRecipientsField: INodeProperties = {
 	displayOptions: { show: ON_TOOL },
 };
 
-/** Refuses a send to a number outside Allowed Recipients, after the phone itself is checked. */
-export function checkAllowedRecipient(run: RunState, itemIndex: number): void {
+/**
+ * Refuses a send to a number outside Allowed Recipients. `phone` is the recipient the operation declared
+ * (its `recipientOf`, already checked), whatever its field is called.
+ */
+export function checkAllowedRecipient(run: RunState, itemIndex: number, phone: string): void {
 	const ctx = run.ctx;
-	const phone = checkPhone(ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
 	const allowed = ctx.getNodeParameter('allowedRecipients', itemIndex, '') as unknown;
 	const entries = (Array.isArray(allowed) ? allowed.map(String) : String(allowed ?? '').split(/[,;\n]/))
 		.map((entry) => entry.trim())

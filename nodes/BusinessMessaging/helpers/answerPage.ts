@@ -29,7 +29,8 @@ export function escapeHtml(text: string): string {
 	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-// Sizes in rem and no fixed widths: readable at 320 px and at 200% text size; colours for dark mode too.
+// Sizes in rem and no fixed widths: readable at 320 px and at 200% text size. Colours meet WCAG 2.2 AA in
+// both schemes: 4.5:1 for text, 3:1 for a control's edge (--field, a button's fill) against the page.
 function page(title: string, body: string): string {
 	return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
@@ -38,8 +39,8 @@ function page(title: string, body: string): string {
 <meta name="color-scheme" content="light dark">
 <title>${escapeHtml(title)}</title>
 <style>
-:root{--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#57606a;--line:#d0d7de;--approve:#1a7f37;--decline:#b42318;--send:#0b57d0}
-@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#9da7b3;--line:#3d444d;--approve:#238636;--decline:#ff7b72;--send:#4493f8}}
+:root{--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#57606a;--line:#d0d7de;--field:#6e7781;--approve:#1a7f37;--decline:#b42318;--send:#0b57d0}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#9da7b3;--line:#3d444d;--field:#8b949e;--approve:#238636;--decline:#ff7b72;--send:#1f6feb}}
 body{margin:0;font:1.0625rem/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--bg);color:var(--text)}
 main{max-width:30rem;margin:0 auto;padding:1.5rem 16px}
 h1{font-size:1.25rem;margin:0 0 .75rem}
@@ -51,7 +52,7 @@ button{font:inherit;font-weight:600;padding:.9rem 1rem;border-radius:.6rem;borde
 .approve{background:var(--approve);color:#fff}
 .decline{background:var(--card);color:var(--decline);border:2px solid var(--decline)}
 .send{background:var(--send);color:#fff}
-textarea{font:inherit;color:inherit;background:var(--card);padding:.75rem;border-radius:.6rem;border:1px solid var(--line);min-height:8rem;width:100%;box-sizing:border-box}
+textarea{font:inherit;color:inherit;background:var(--card);padding:.75rem;border-radius:.6rem;border:1px solid var(--field);min-height:8rem;width:100%;box-sizing:border-box}
 label{font-weight:600}
 .error{color:var(--decline);font-weight:600}
 </style></head>
@@ -88,9 +89,14 @@ export function questionPage(question: Question, error?: string): string {
 	);
 }
 
-/** What was answered to which question: "You approved:" and the question, or the text and the question. */
+/**
+ * What was answered to which question: "You approved:" and the question, or the text and the question.
+ * Once the run goes on, n8n answers the link itself with its own "No action required" page (see
+ * docs/compatibility.md, "An answered link opened again"), so this page is the recipient's record.
+ */
 export function thanksPage(question: Question, answer: string): string {
-	const done = '<p>Your answer was received. You can close this page.</p>';
+	const done =
+		'<p>Your answer was received. You can close this page.</p><p class="from">Opening the link again later only says that no action is required: this page is the record of your answer.</p>';
 	if (question.kind === 'approval') {
 		const verb = answer === APPROVE ? 'approved' : 'declined';
 		return page(`You ${verb}`, `<h1>You ${verb}:</h1>${asked(question)}${done}`);
@@ -101,9 +107,15 @@ export function thanksPage(question: Question, answer: string): string {
 	);
 }
 
-/** A link of a question that is no longer waiting (answered, or replaced by the next one). */
-export function answeredPage(): string {
-	return page('No answer needed', '<h1>No answer needed</h1><p>This question was already answered or is no longer open.</p>');
+/**
+ * A link of a question that is no longer waiting, while the same run waits for a newer one (a loop):
+ * answered already, or replaced. Shows the question the link was for when the run still knows it.
+ */
+export function answeredPage(earlier?: Pick<Question, 'message' | 'askedBy'>): string {
+	const which = earlier
+		? `<p>This link was for the question${earlier.askedBy ? ` from ${escapeHtml(earlier.askedBy)}` : ''}:</p>${quote(earlier.message)}<p>It was already answered, or a newer question replaced it. You can close this page.</p>`
+		: '<p>This question was already answered or is no longer open. You can close this page.</p>';
+	return page('No answer needed', `<h1>No answer needed</h1>${which}`);
 }
 
 /** A link changed after it was sent (n8n's own check answers 401 first where it checks). */

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 
 export interface FilePart {
 	field: string;
@@ -42,4 +43,72 @@ export function multipartFrame(
 		tail: Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8'),
 		contentType: `multipart/form-data; boundary=${boundary}`,
 	};
+}
+
+/** A file of the item's binary data, sent as one part of a multipart message. */
+export interface BinaryFile {
+	/** The form field the service reads the file from. */
+	field: string;
+	/** The item's binary field holding it. */
+	binaryPropertyName: string;
+	binary: IBinaryData;
+}
+
+const READ_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The whole multipart body in one Buffer (the credential signs exactly these bytes), with the file read
+ * straight into its place. n8n keeps binary data in its store (disk, database or S3); reading it whole
+ * and then copying it into the body held the file twice in memory. When the stored size does not match
+ * what the store hands out, the file is read whole as before.
+ */
+export async function multipartBody(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	fields: Record<string, string>,
+	file: BinaryFile,
+): Promise<{ body: Buffer; contentType: string }> {
+	const { binary, binaryPropertyName } = file;
+	const frame = multipartFrame(fields, {
+		field: file.field,
+		fileName: binary.fileName ?? `${binaryPropertyName}.${binary.fileExtension ?? 'bin'}`,
+		contentType: binary.mimeType || 'application/octet-stream',
+	});
+	const framed = (body: Buffer) => ({ body, contentType: frame.contentType });
+	if (binary.id) {
+		const { fileSize } = await ctx.helpers.getBinaryMetadata(binary.id);
+		if (Number.isSafeInteger(fileSize) && fileSize >= 0) {
+			const end = frame.head.length + fileSize;
+			const body = Buffer.allocUnsafe(end + frame.tail.length);
+			let offset = frame.head.copy(body, 0);
+			let fits = true;
+			const stream = await ctx.helpers.getBinaryStream(binary.id, READ_CHUNK_BYTES);
+			for await (const chunk of stream as AsyncIterable<Buffer>) {
+				if (offset + chunk.length > end) {
+					fits = false;
+					stream.destroy();
+					break;
+				}
+				offset += chunk.copy(body, offset);
+			}
+			if (fits && offset === end) {
+				frame.tail.copy(body, end);
+				return framed(body);
+			}
+		}
+	}
+	const data = await ctx.helpers.getBinaryDataBuffer(itemIndex, binaryPropertyName);
+	return framed(Buffer.concat([frame.head, data, frame.tail]));
+}
+
+/** A hash of the file's bytes, read in chunks: how the send guard recognises the same file again. */
+export async function fileHash(ctx: IExecuteFunctions, itemIndex: number, file: Omit<BinaryFile, 'field'>): Promise<string> {
+	const hash = createHash('sha256');
+	if (file.binary.id) {
+		const stream = await ctx.helpers.getBinaryStream(file.binary.id, READ_CHUNK_BYTES);
+		for await (const chunk of stream as AsyncIterable<Buffer>) hash.update(chunk);
+	} else {
+		hash.update(await ctx.helpers.getBinaryDataBuffer(itemIndex, file.binaryPropertyName));
+	}
+	return hash.digest('hex');
 }

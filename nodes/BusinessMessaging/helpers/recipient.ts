@@ -1,8 +1,11 @@
 import { itemParameter } from './itemParameter';
 import type { RunState } from './runState';
-import { normalizePhone } from './validation';
+import { checkPhone } from './validation';
 
-/** The recipient of an item of Send Text or Send Media, as parallel sending groups items by it. */
-export function recipientOf(run: RunState, itemIndex: number): string {
-	return normalizePhone(itemParameter(run, 'phone', itemIndex));
+/**
+ * The recipient of an item whose Recipient Phone field is `phone` (Send Text, Send Media, Send and Wait),
+ * checked: the send pipeline groups items by it, checks it against Allowed Recipients and sends to it.
+ */
+export function phoneFieldRecipient(run: RunState, itemIndex: number): string {
+	return checkPhone(run.ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
 }

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { getCredential } from '../transport';
 import type { RunState } from './runState';
 import { planChain, PROCESSED } from './retryChain';
-import { announceTestMode, markTestMode, testModeOf } from './testMode';
+import type { TestMode } from './testMode';
 
 /** What a send operation is about to send, for recognising the same message again. */
 export interface OutgoingMessage {
@@ -15,7 +14,8 @@ export interface OutgoingMessage {
 	template?: IDataObject;
 }
 
-export type MessageOf = (run: RunState, itemIndex: number) => Promise<OutgoingMessage>;
+/** The item's message; asked more than once per item, so the caller keeps each answer (actions/send.ts). */
+export type MessageOf = (itemIndex: number) => Promise<OutgoingMessage>;
 
 /** One place for the hash every key here is made from. */
 export function hashOf(text: string): string {
@@ -52,7 +52,8 @@ interface RepeatPlan {
 }
 
 export interface SendGuard {
-	send(itemIndex: number, send: () => Promise<IDataObject>): Promise<IDataObject>;
+	/** `send` unless the item's message went out already; it gets the message the guard recognised. */
+	send(itemIndex: number, send: (message: OutgoingMessage) => Promise<IDataObject>): Promise<IDataObject>;
 	/** Gives back the reserved keys of items that were not sent, so a later run or retry can send them. */
 	finish(): Promise<void>;
 }
@@ -69,22 +70,12 @@ export async function startSendGuard(
 	run: RunState,
 	itemCount: number,
 	messageOf: MessageOf,
+	testMode: TestMode,
 ): Promise<SendGuard> {
 	const ctx = run.ctx;
-	const testMode = testModeOf(ctx, await getCredential(run));
-	announceTestMode(ctx, testMode);
 	const runIndex = Number(ctx.getWorkflowDataProxy(0).$runIndex ?? 0);
 	const context = ctx.getContext('node');
 	const ledger = (context.sentMessages ??= {}) as Record<string, string>;
-	const messages = new Map<number, Promise<OutgoingMessage>>();
-	const message = (itemIndex: number) => {
-		let found = messages.get(itemIndex);
-		if (!found) {
-			found = messageOf(run, itemIndex);
-			messages.set(itemIndex, found);
-		}
-		return found;
-	};
 	const windowMinutes = Number(ctx.getNodeParameter('options.skipRepeatsWithin', 0, 0));
 	// 64 bits: it only has to tell this item's message from the same item's changed message.
 	const fingerprintOf = (outgoing: OutgoingMessage) => hashOf(`${outgoing.phone}\n${outgoing.content}`).slice(0, 16);
@@ -92,9 +83,9 @@ export async function startSendGuard(
 		const [earlierFingerprint, earlierId] = String(ledger[`${runIndex}:${itemIndex}`] ?? '').split(' ');
 		return earlierFingerprint === fingerprint ? earlierId : undefined;
 	};
-	const chain = testMode.mode === 'dryRun' ? undefined : await planChain(ctx, context, notInLedger);
+	const chain = testMode === 'dryRun' ? undefined : await planChain(ctx, context, notInLedger);
 	const plan =
-		windowMinutes > 0 ? await planRepeats(ctx, itemCount, message, windowMinutes * 60_000) : undefined;
+		windowMinutes > 0 ? await planRepeats(ctx, itemCount, messageOf, windowMinutes * 60_000) : undefined;
 	const sent = new Set<number>();
 	const sentToRecipient = new Set<number>();
 
@@ -104,7 +95,7 @@ export async function startSendGuard(
 		for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
 			let fingerprint: string;
 			try {
-				fingerprint = fingerprintOf(await message(itemIndex));
+				fingerprint = fingerprintOf(await messageOf(itemIndex));
 			} catch {
 				continue; // The item's own send reports the error.
 			}
@@ -115,7 +106,7 @@ export async function startSendGuard(
 
 	return {
 		async send(itemIndex, send) {
-			const outgoing = await message(itemIndex);
+			const outgoing = await messageOf(itemIndex);
 			const earlierId = earlierSend(itemIndex, fingerprintOf(outgoing));
 			if (earlierId !== undefined) {
 				return { phone: outgoing.phone, message_id: earlierId, skipped: true, skipReason: SKIPPED_RETRY };
@@ -123,13 +114,13 @@ export async function startSendGuard(
 			if (chain?.sentElsewhere.has(itemIndex)) return { phone: outgoing.phone, skipped: true, skipReason: SKIPPED_RETRY };
 			const repeat = plan?.skip.get(itemIndex);
 			if (repeat) return { phone: outgoing.phone, skipped: true, skipReason: repeat };
-			const result = await send();
-			if (testMode.mode === 'dryRun') return markTestMode(testMode, result, outgoing.phone);
+			const result = await send(outgoing);
+			if (testMode === 'dryRun') return result;
 			ledger[`${runIndex}:${itemIndex}`] = `${fingerprintOf(outgoing)} ${String(result.message_id ?? result.id ?? '')}`;
 			sent.add(itemIndex);
 			// A message to the test recipient does not count as sent to the real one.
-			if (testMode.mode === 'off') sentToRecipient.add(itemIndex);
-			return markTestMode(testMode, result, outgoing.phone);
+			if (testMode === 'off') sentToRecipient.add(itemIndex);
+			return result;
 		},
 		async finish() {
 			const unsent = (reserved: Map<number, string>, done: Set<number>) =>

@@ -48,9 +48,17 @@ export function checkPositiveInteger(ctx: IExecuteFunctions, field: Field, value
 	return Number(text);
 }
 
+/** Text to send: refused when empty or only spaces, with what to do next. */
 export function checkNotEmpty(ctx: IExecuteFunctions, field: Field, value: unknown): string {
 	const text = typeof value === 'string' ? value : String(value ?? '');
-	if (text.trim() === '') fail(ctx, field, 'is empty');
+	if (text.trim() === '') {
+		fail(
+			ctx,
+			field,
+			text === '' ? 'is empty' : 'has only spaces, nothing to send',
+			`Type what to send in ${field.label}, or drag a field from the input panel onto it. If ${field.label} is an expression, check that every input item has a value for it.`,
+		);
+	}
 	return text;
 }
 

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import type { Question } from './answerPage';
-import { keepInContext, readFromContext } from './nodeContext';
+import { keepInContext, keptInContext, readFromContext } from './nodeContext';
 
 /**
  * What a Send and Wait node asked, kept in the waiting execution (the node's context, saved with the
@@ -19,9 +19,19 @@ export interface WaitingQuestion {
 	question: Question;
 }
 
+/** A question this node asked earlier in the same run (a loop), kept so its link's page can name it. */
+interface EarlierQuestion {
+	key: string;
+	question: Pick<Question, 'message' | 'askedBy'>;
+}
+
 /** The link parameter carrying the key. */
 const KEY_PARAM = 'q';
 const CONTEXT_FIELD = 'waitingQuestion';
+const EARLIER_FIELD = 'earlierQuestions';
+/** How many earlier questions a run keeps, and how much of each message: enough to recognise it. */
+const EARLIER_KEPT = 10;
+const EARLIER_CHARS = 500;
 
 function sortedQuery(params: URLSearchParams): string {
 	return [...params.entries()]
@@ -47,11 +57,20 @@ export function askQuestion(ctx: IExecuteFunctions, phone: string, question: Que
 	const link = ctx.getSignedResumeUrl({ [KEY_PARAM]: key });
 	(ctx as IExecuteFunctions & { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const waiting: WaitingQuestion = { key, query: sortedQuery(new URL(link).searchParams), phone, question };
+	const previous = keptInContext<WaitingQuestion>(ctx, CONTEXT_FIELD);
+	if (previous) {
+		const { message, askedBy } = previous.question;
+		const earlier: EarlierQuestion = { key: previous.key, question: { message: message.slice(0, EARLIER_CHARS), askedBy } };
+		keepInContext(ctx, EARLIER_FIELD, [earlier, ...(keptInContext<EarlierQuestion[]>(ctx, EARLIER_FIELD) ?? [])].slice(0, EARLIER_KEPT));
+	}
 	keepInContext(ctx, CONTEXT_FIELD, waiting);
 	return link;
 }
 
-export type LinkCheck = { ok: true; waiting: WaitingQuestion } | { ok: false; status: 401 | 410 };
+export type LinkCheck =
+	| { ok: true; waiting: WaitingQuestion }
+	| { ok: false; status: 401 }
+	| { ok: false; status: 410; earlier?: EarlierQuestion['question'] };
 
 /**
  * 410 for a link of another question (an earlier wait of this node in a loop, or none kept); 401 for a
@@ -61,7 +80,11 @@ export function checkLink(ctx: IWebhookFunctions): LinkCheck {
 	const waiting = readFromContext<WaitingQuestion>(ctx, CONTEXT_FIELD);
 	const req = ctx.getRequestObject();
 	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://link').searchParams;
-	if (!waiting || !sameText(params.get(KEY_PARAM) ?? '', waiting.key)) return { ok: false, status: 410 };
+	const key = params.get(KEY_PARAM) ?? '';
+	if (!waiting || !sameText(key, waiting.key)) {
+		const earlier = readFromContext<EarlierQuestion[]>(ctx, EARLIER_FIELD)?.find((e) => sameText(key, e.key));
+		return { ok: false, status: 410, earlier: earlier?.question };
+	}
 	if (!sameText(sortedQuery(params), waiting.query)) return { ok: false, status: 401 };
 	return { ok: true, waiting };
 }

@@ -1,4 +1,4 @@
-import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctions, type IWebhookResponseData } from 'n8n-workflow';
+import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctions } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
 import type { ReplyOutcome } from '../../shared/conversation';
@@ -132,8 +132,13 @@ export interface Delivery {
 	data: IDataObject;
 }
 
-/** What became of a message: answered here (taken by a run, or 503), or on to the workflow with `extra`. */
-export type HandOver = { answer: IWebhookResponseData } | { extra: IDataObject };
+/**
+ * What became of a message: answered by the trigger (taken by a run, or 503 to be sent again), or on to
+ * the workflow with `extra`.
+ */
+export type HandOver = { answer: { status: number; body: IDataObject } } | { extra: IDataObject };
+
+const TAKEN: HandOver = { answer: { status: 200, body: { received: true, resumedWaitingRun: true } } };
 
 /**
  * Hands a reply to the newest run waiting for this customer and sender number. A run that no longer
@@ -149,7 +154,7 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 	const by = deliveryKey(delivery.rawBody).slice(0, 16);
 	try {
 		// The service's retry of a reply a run took (its first answer did not reach the service in time).
-		if (waits.resumedBy(by)) return { answer: { webhookResponse: { received: true, resumedWaitingRun: true } } };
+		if (waits.resumedBy(by)) return TAKEN;
 		for (const wait of waits.for(data.from, data.to)) {
 			const attempt = await oneAtATime(wait.resumeUrl, async () => await handTo(context, wait, delivery.rawBody));
 			if (attempt.outcome === 'gone' || attempt.outcome === 'other') {
@@ -158,14 +163,12 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 			}
 			if (attempt.outcome === 'failed') {
 				context.logger.warn(`Business Messaging Trigger: could not hand a reply to the run waiting for it (${attempt.reason}); answered 503 so the service sends it again`);
-				const res = context.getResponseObject();
-				if (!res.headersSent) res.status(503).json({ error: 'could not hand the reply to the waiting run' });
-				return { answer: { noWebhookResponse: true } };
+				return { answer: { status: 503, body: { error: 'could not hand the reply to the waiting run' } } };
 			}
 			if (attempt.outcome === 'waiting') return { extra: { replyKeptWaiting: true } };
 			waits.done(wait.id, by);
 			if (context.getNodeParameter('alsoStartForReplies', false) === true) return { extra: { resumedWaitingRun: true } };
-			return { answer: { webhookResponse: { received: true, resumedWaitingRun: true } } };
+			return TAKEN;
 		}
 		return { extra: {} };
 	} finally {

@@ -14,7 +14,9 @@ import { REMEMBER_FOR_SECONDS } from '../deliveryStore';
  *    received in the last PROTECT_MS, unless the loaded copy marks them done;
  * 2. a wait is never removed by a reply: it is marked done, with the delivery that resumed it (kept as
  *    long as the service may retry that delivery, so rule 1 does not bring it back and a retry of the
- *    reply is known as one), and removed when its limit has passed.
+ *    reply is known as one), and removed when its limit has passed. n8n saves no static data for a
+ *    request that starts a run (acknowledgement.ts), so a process also puts the done marks it made into
+ *    every later save of its own, until the saved copy holds them.
  * The asking node checks after a pause that its registration is in the saved copy (endpoint.ts).
  */
 
@@ -69,9 +71,19 @@ function expired(wait: Wait, nowMs: number): boolean {
 /** Registrations this process received, per trigger (`workflowId/nodeId`), each with when to stop putting it back. */
 const received = new Map<string, Map<string, { wait: Wait; keepUntil: number }>>();
 
-/** Forgets what this process received, as a restart does (tests). */
+/** Done marks this process made, per trigger, kept until a saved copy holds them (rule 2). */
+const doneHere = new Map<string, Map<string, { done: number; by: string }>>();
+
+/** Forgets what this process received and marked, as a restart does (tests). */
 export function forgetReceivedWaits(): void {
 	received.clear();
+	doneHere.clear();
+}
+
+function doneBy(scope: string) {
+	let marks = doneHere.get(scope);
+	if (!marks) doneHere.set(scope, (marks = new Map()));
+	return marks;
 }
 
 function receivedBy(scope: string) {
@@ -91,7 +103,11 @@ export class Waits {
 		private readonly nowMs: number,
 	) {
 		this.waits = parse(store);
+		this.savedDone = new Set([...this.waits.values()].filter((w) => w.done).map((w) => w.id));
 	}
+
+	/** The waits the loaded (saved) copy marks done. */
+	private readonly savedDone: Set<string>;
 
 	/** Whether the copy n8n loaded for this request (the saved one) holds the wait. */
 	saved(id: string): boolean {
@@ -130,6 +146,7 @@ export class Waits {
 	done(id: string, by = ''): void {
 		const wait = this.waits.get(id);
 		receivedBy(this.scope).delete(id);
+		if (wait && !wait.done) doneBy(this.scope).set(id, { done: this.nowMs, by });
 		if (wait && !wait.done) {
 			Object.assign(wait, { done: this.nowMs, by, resumeUrl: '' });
 			this.changed = true;
@@ -161,6 +178,7 @@ export class Waits {
 	}
 
 	private mergeReceived(): void {
+		this.mergeDoneMarks();
 		const mine = received.get(this.scope);
 		if (!mine) return;
 		for (const [id, { wait, keepUntil }] of mine) {
@@ -177,10 +195,19 @@ export class Waits {
 			}
 		}
 	}
-}
 
-/** Whether this static data holds any wait (so requests of a trigger without waits skip the rest). */
-export function holdsWaits(store: IDataObject, scope: string): boolean {
-	const raw = store[FIELD];
-	return (typeof raw === 'object' && raw !== null && Object.keys(raw).length > 0) || (received.get(scope)?.size ?? 0) > 0;
+	/** The done marks this process made and the loaded copy lacks: put back, until a saved copy has them. */
+	private mergeDoneMarks(): void {
+		const marks = doneHere.get(this.scope);
+		if (!marks) return;
+		for (const [id, mark] of marks) {
+			const loaded = this.waits.get(id);
+			if (!loaded || this.savedDone.has(id) || this.nowMs - mark.done > DONE_KEEP_MS) {
+				marks.delete(id);
+			} else if (!loaded.done) {
+				Object.assign(loaded, { done: mark.done, by: mark.by, resumeUrl: '' });
+				this.changed = true;
+			}
+		}
+	}
 }

@@ -3,7 +3,7 @@
  * call reaches the sandbox signed, the answer goes back to the model, and every kind of failure reaches
  * the model as the readable message a user would see, so it can correct itself.
  */
-import { makeTemplate } from '../../sandbox/seed';
+import { makeTemplate } from '../../../tools/sandbox/seed';
 import type { ExecutionSummary, N8n } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import type { ScriptedModel, Scenario } from '../lib/model';

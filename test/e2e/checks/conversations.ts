@@ -12,8 +12,8 @@ import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
-import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../sandbox/seed';
-import { SANDBOX_SENDER_PHONE } from '../../sandbox/webhooks';
+import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../../tools/sandbox/seed';
+import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
 import { signWebhookBody } from '../../../credentials/webhookSignature';
 import { assert, assertEqual, type Check } from '../lib/report';
 

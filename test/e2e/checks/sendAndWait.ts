@@ -39,7 +39,7 @@ export function waitWorkflow(credential: CredentialRef, key: string, phone: stri
 }
 
 /** The README's recipe for several items: Loop Over Items (batch size 1) around the node. */
-function loopWorkflow(credential: CredentialRef): Workflow {
+export function loopWorkflow(credential: CredentialRef): Workflow {
 	const split = node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.people', options: {} });
 	const loop = node('Loop Over Items', 'n8n-nodes-base.splitInBatches', 3, { options: {} });
 	const askEach = action(ASK_NODE, credential, {
@@ -105,7 +105,7 @@ export async function ask(stack: Stack, workflow: Workflow, body: unknown = {}, 
 }
 
 /** The next question to `phone` (sent after `since`), its link and the execution waiting for it. */
-async function question(stack: Stack, workflow: Workflow, since: number, phone: string): Promise<Asked> {
+export async function question(stack: Stack, workflow: Workflow, since: number, phone: string): Promise<Asked> {
 	const { n8n, sandbox } = stack;
 	const sent = await waitFor(
 		`the question to ${phone}`,
@@ -270,7 +270,7 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 			},
 		},
 		{
-			name: 'send and wait: a Message with {{ $now }} takes the answer (the question asked is kept, not evaluated again)',
+			name: 'send and wait: a Message with {{ $now }} takes the answer (the question asked is kept, not evaluated again); the link opened again shows n8n’s page',
 			fn: async () => {
 				const asked = await ask(stack, byKey(workflows, 'Now'));
 				const page = await fetch(asked.link);
@@ -284,6 +284,12 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 				const [item] = nodeOutput(done, ASK_NODE);
 				assertEqual([item.answer, item.answeredBy], ['approved', asked.phone], 'answer and who answered');
 				assert(/Ship at \d{4}-/.test(html), 'the page does not show the question as sent');
+				// The answered link opened again: n8n answers a finished execution's send-and-wait link with its
+				// own page and never calls the node (waiting-webhooks.js, docs/compatibility.md) on every version.
+				const reopened = await fetch(asked.link);
+				const again = await reopened.text();
+				assertEqual(reopened.status, 200, 'the answered link opened again');
+				assert(again.includes('<title>No action required</title>') && !again.includes('You approved'), `the answered link opened again shows: ${again.slice(0, 300)}`);
 			},
 		},
 		{
@@ -306,7 +312,7 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 			},
 		},
 		{
-			name: 'send and wait in Loop Over Items: each person gets a question and answers it; the first link, tapped again during the second wait, answers nothing',
+			name: 'send and wait in Loop Over Items: each person gets a question and answers it; the first link, tapped again during the second wait, answers nothing and names its question',
 			fn: async () => {
 				const workflow = byKey(workflows, 'Loop');
 				const people = [
@@ -320,7 +326,9 @@ export function sendAndWaitChecks(stack: Stack): Check[] {
 				assertEqual(second.executionId, first.executionId, 'one execution asks both');
 				const stale = await answer(first.link, 'decline');
 				assertEqual(stale.status, 410, 'the first link during the second wait');
-				assert((await stale.text()).includes('No answer needed'), 'the stale link does not say so');
+				const staleText = await stale.text();
+				assert(staleText.includes('No answer needed'), 'the stale link does not say so');
+				assert(staleText.includes('<div class="question">May Ann have the day off?</div>'), `the stale link's page does not name its question: ${staleText.slice(0, 600)}`);
 				assertEqual((await execution(n8n, workflow.id, second.executionId))?.status, 'waiting', 'status after the stale link');
 				assertEqual((await answer(second.link, 'decline')).status, 200, 'second answer');
 				const done = await finished(n8n, second);

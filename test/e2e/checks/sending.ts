@@ -1,10 +1,11 @@
 /** Sending that does not embarrass: n8n's Retry and Retry On Fail do not send twice, repeats are skipped. */
-import { makeTemplate, type Template } from '../../sandbox/seed';
+import { makeTemplate, type Template } from '../../../tools/sandbox/seed';
 import type { ExecutionSummary } from '../../../tools/n8n/n8n';
 import { nodeOutput } from '../../../tools/n8n/n8n';
 import { runThroughServer } from './actions';
 import { ACTION_TYPE, CREDENTIAL_TYPE } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
+import { labelProblem } from '../../helpers/placeholderLabel';
 import type { Stack } from '../../../tools/n8n/stack';
 import type { Workflow } from '../../../tools/n8n/workflow';
 
@@ -178,11 +179,10 @@ export function sendingChecks(stack: Stack): Check[] {
 					},
 				);
 				assertEqual(fields.status, 200, `resource-mapper-fields: ${JSON.stringify(fields.body).slice(0, 300)}`);
-				assertEqual(
-					fields.body.data.fields.filter((f) => f.id.startsWith('Body')).map((f) => [f.id, f.displayName, f.required]),
-					TEMPLATE.components.find((c) => c.type === 'BODY')!.example!.body_text[0].map((sample, i) => [`Body {{${i + 1}}}`, `Body {{${i + 1}}} (e.g. ${sample})`, true]),
-					'Placeholder Values fields',
-				);
+				const bodyFields = fields.body.data.fields.filter((f) => f.id.startsWith('Body'));
+				const samples = TEMPLATE.components.find((c) => c.type === 'BODY')!.example!.body_text[0];
+				assertEqual(bodyFields.map((f) => [f.id, f.required]), samples.map((_, i) => [`Body {{${i + 1}}}`, true]), 'Placeholder Values fields');
+				assertEqual(bodyFields.map((f, i) => labelProblem(f.displayName, f.id, samples[i])).filter(Boolean), [], 'labels with the samples');
 				const wf = stack.workflows.find((w) => w.name.startsWith('E2E: render a template'));
 				assert(wf, 'no template workflow');
 				const execution = await runThroughServer(n8n, wf);

@@ -1,6 +1,6 @@
 /** Checks of the trigger in production: handshake, signed events, forgeries, duplicates, retries, adversarial cases. */
 import { createHash, createHmac } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
@@ -46,6 +46,16 @@ export function signWebhookBody(secret: string, timestamp: number, body: string)
 /** An event body as the service sends it. */
 function eventBody(event: string, data: Record<string, unknown>): string {
 	return JSON.stringify({ event, timestamp: new Date().toISOString(), data });
+}
+
+/** The execution id n8n's answer to an event that started a run names (`{"executionStarted":true,"executionId":…}`), or undefined. */
+export function startedExecutionId(answerBody: string | undefined): string | undefined {
+	try {
+		const parsed = JSON.parse(answerBody ?? '') as { executionStarted?: unknown; executionId?: unknown };
+		return parsed.executionStarted === true && typeof parsed.executionId === 'string' && /^\d+$/.test(parsed.executionId) ? parsed.executionId : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Posts `body` signed with `secret` at `timestamp`, as the service would; the answer's status and text. */
@@ -95,7 +105,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 			},
 		},
 		{
-			name: 'trigger: three signed events start exactly one execution each, with the event’s data; the message gets a reply',
+			name: 'trigger: three signed events start exactly one execution each, with the event’s data, and each answer names its execution; the message gets a reply',
 			fn: async () => {
 				const base = (await settledExecutions(n8n, workflowId)).length;
 				const messagesBefore = (await sandbox.messages()).length;
@@ -107,9 +117,11 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 					{ event: 'order.status.updated', data: { order_id: 3, old_status: 'shipped', new_status: 'delivered', updated_at: new Date().toISOString() } },
 					{ event: 'conversation.created', data: { conversation_id: 9002, contact_id: 4, phone_number: '+15550009002', created_at: new Date().toISOString() } },
 				];
+				const answered: Array<string | undefined> = [];
 				for (const e of events) {
 					const d = await deliverAndSettle(sandbox, e);
 					assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['delivered', 1, 200], `delivery of ${e.event}`);
+					answered.push(startedExecutionId(d.attempts[0]?.responseBody));
 				}
 				const list = await expectExecutionCount(n8n, workflowId, base + 3);
 				const fresh = list.slice(0, 3).reverse();
@@ -117,6 +129,8 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 					const json = triggerJson(fresh[i]);
 					assertEqual([json.event, json.data], [e.event, e.data], `execution ${fresh[i].id} trigger output`);
 					assertEqual(fresh[i].status, 'success', `execution ${fresh[i].id} status`);
+					// n8n answered once this execution existed, naming it.
+					assertEqual(answered[i], fresh[i].id, `execution named in the answer to ${e.event}`);
 				}
 				const replies = (await sandbox.messages()).slice(messagesBefore);
 				assertEqual(replies.length, 1, 'replies sent');
@@ -125,7 +139,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 			},
 		},
 		{
-			name: 'trigger: a forged event (wrong secret) and a tampered body get 401 and start nothing; the service does not retry',
+			name: 'trigger: a forged event (wrong secret) and a tampered body get 401 and start nothing; the service does not retry; n8n’s log shows the line the README’s troubleshooting quotes',
 			fn: async () => {
 				const base = (await settledExecutions(n8n, workflowId)).length;
 				const forged = await deliverAndSettle(sandbox, { event: 'order.created', signWith: 'not-the-webhook-secret' });
@@ -145,6 +159,10 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 				});
 				assertEqual(res.status, 401, 'tampered body answer');
 				await expectExecutionCount(n8n, workflowId, base);
+				const quoted = /n8n's log for "([^"]+)\(…\)"/.exec(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'))?.[1];
+				assert(quoted, 'the README’s troubleshooting quotes no log line');
+				const logged = readFileSync(n8n.logFile, 'utf8');
+				assert(logged.includes(`${quoted}(401, invalid signature)`), `n8n’s log has no "${quoted}(401, invalid signature)"`);
 			},
 		},
 		{
@@ -235,11 +253,10 @@ export async function runTriggerChecks(stack: Stack, webhookId: string): Promise
 				const bodies = Array.from({ length: 10 }, (_, i) => eventBody('contact.updated', { contact_id: 9200 + i, name: `Concurrent ${i}` }));
 				const now = Math.floor(Date.now() / 1000);
 				const answers = await Promise.all(bodies.map((b) => postSigned(productionUrl, secret, b, now)));
-				assertEqual(answers.map((a) => [a.status, a.body]), Array(10).fill([200, '{"received":true}']), 'answers');
+				assertEqual(answers.map((a) => [a.status, startedExecutionId(a.body) !== undefined]), Array(10).fill([200, true]), `answers (${JSON.stringify(answers)})`);
 				await expectExecutionCount(n8n, workflowId, before + 10, 500);
-				// The trigger hands acknowledged deliveries to the static data with a later request; n8n saves
-				// it for a request the trigger answers itself on every version (2.x discards it on a request
-				// that starts a run).
+				// The trigger hands acknowledged deliveries to the static data with a request it answers itself:
+				// n8n saves static data for those only, on every version.
 				const repeat = await postSigned(productionUrl, secret, bodies[0], Math.floor(Date.now() / 1000));
 				assert(/duplicate/.test(repeat.body), `answer to the repeat before the restart: ${repeat.body}`);
 
@@ -369,7 +386,7 @@ function upgradedCheck(stack: Stack): Check {
 				const old = await postSigned(url, sandbox.credentials.webhookSecret, storedBody(i + 1), now);
 				assertEqual([old.status, old.body], [200, '{"received":true,"ignored":"duplicate delivery"}'], `${workflow.name}: the body it had accepted`);
 				const fresh = await postSigned(url, sandbox.credentials.webhookSecret, storedBody(10 + i), now);
-				assertEqual([fresh.status, fresh.body], [200, '{"received":true}'], `${workflow.name}: a new body`);
+				assertEqual([fresh.status, startedExecutionId(fresh.body) !== undefined], [200, true], `${workflow.name}: a new body (${fresh.body})`);
 				await expectExecutionCount(n8n, workflow.id, before + 1);
 			}
 		},
@@ -377,13 +394,12 @@ function upgradedCheck(stack: Stack): Check {
 }
 
 /**
- * With Allow Duplicate Deliveries the trigger has nothing to save, so it leaves the answer to n8n, which
- * sends it once the run is queued (n8n 2.41 webhook-helpers.js; the queue benchmark stops a webhook
- * process mid-burst to show that nothing answered is lost).
+ * With Allow Duplicate Deliveries every copy is a new run; n8n answers each once the run exists
+ * (response mode hostedChat, nodes/BusinessMessagingTrigger/acknowledgement.ts).
  */
 function allowDuplicatesCheck(stack: Stack, workflowId: string, webhookId: string): Check {
 	return {
-		name: 'trigger: with Allow Duplicate Deliveries each copy is answered {"received":true} (n8n’s own answer, sent after it queued the run) and starts a run',
+		name: 'trigger: with Allow Duplicate Deliveries each copy is answered {"executionStarted":true,…} (n8n’s own answer, sent once the run exists) and starts a run',
 		fn: async () => {
 			const { n8n, sandbox } = stack;
 			const url = `${n8n.baseUrl}${triggerProductionPath(webhookId)}`;
@@ -394,7 +410,7 @@ function allowDuplicatesCheck(stack: Stack, workflowId: string, webhookId: strin
 			for (const copy of [1, 2]) {
 				const answer = await postSigned(url, sandbox.credentials.webhookSecret, body, Math.floor(Date.now() / 1000));
 				// This body is n8n's answer: the node's own answer never reaches it on this path.
-				assertEqual([answer.status, answer.body], [200, '{"received":true}'], `answer to copy ${copy}`);
+				assertEqual([answer.status, startedExecutionId(answer.body) !== undefined], [200, true], `answer to copy ${copy} (${answer.body})`);
 			}
 			await expectExecutionCount(n8n, workflowId, before + 2);
 		},

@@ -1,7 +1,6 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
-	INodeExecutionData,
 	INodeProperties,
 	IWebhookFunctions,
 	IWebhookResponseData,
@@ -12,16 +11,18 @@ import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../..
 import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/conversation';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';
+import { CREDENTIAL_TYPE } from '../../../../credentials/credentialType';
+import { phoneFieldRecipient } from '../../helpers/recipient';
 import { RunState } from '../../helpers/runState';
 import { getSender } from '../../helpers/sender';
 import { placeholdersOf, renderItemTemplate } from '../../helpers/templates';
-import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
 import { checkTrigger, newWaitId, registerWait, triggerLink } from '../../helpers/triggerLink';
 import { checkNotEmpty, checkPhone } from '../../helpers/validation';
-import { apiRequest, CREDENTIAL_TYPE, getCredential } from '../../transport';
+import { getCredential } from '../../transport';
 import { optionsField, placeholderValuesField, recipientField, senderField, templateField } from '../common.descriptions';
-import type { Operation } from '../operation';
-import { limitWaitTimeOption, waitUntil } from './sendAndWait.operation';
+import type { Delivery, Operation, PreparedQuestion } from '../operation';
+import { sendFromWebhook } from '../send';
+import { limitWaitTimeOption, waitUntilOf } from './sendAndWait.operation';
 
 /**
  * Message → Ask and Wait for Chat Reply: sends a question (text, or a template's body) and pauses the
@@ -241,91 +242,70 @@ function outputOf(waiting: WaitingReply, reply: IDataObject | null, answer: stri
 }
 
 /**
- * Checks every field, registers the wait with the trigger (which must be there and share the Webhook
- * Secret), sends the question, and puts the run to wait. Nothing is sent when any of that fails.
+ * Checks every field, and registers the wait with the trigger (which must be there and share the Webhook
+ * Secret) before the send pipeline sends the question (actions/send.ts) and puts the run to wait. Nothing
+ * is sent when any of that fails. Under Test Mode's redirect the question goes to the test recipient, so
+ * the reply that counts is the test recipient's (`to`); a dry run only checks the trigger.
  */
-async function executeAll(run: RunState): Promise<INodeExecutionData[][]> {
+async function ask(run: RunState, { recipient, to, testMode }: Delivery): Promise<PreparedQuestion> {
 	const ctx = run.ctx;
-	const items = ctx.getInputData();
-	if (items.length > 1) {
-		throw new NodeOperationError(ctx.getNode(), `Ask and Wait for Chat Reply waits for one reply per execution, and ${items.length} items arrived`, {
-			description:
-				'n8n resumes a waiting execution once. Put a Loop Over Items node (Batch Size 1) before this node to ask each item in turn, or call a sub-workflow holding this node once per item (Execute Workflow, Mode: Run once for each item, Wait For Sub-Workflow Completion off) to ask everyone at once.',
-		});
-	}
 	const field = (label: string) => ({ label, itemIndex: 0 });
-	const phone = checkPhone(ctx, field('Recipient Phone'), ctx.getNodeParameter('phone', 0));
 	const senderPhoneText = String(ctx.getNodeParameter('senderPhone', 0, '') ?? '').trim();
 	const senderPhone = senderPhoneText ? checkPhone(ctx, field('Sender Phone Number'), senderPhoneText) : '';
 	const { text, template } = await questionOf(run);
 	const expected = expectedOf(ctx, template);
 	const onUnexpected = ctx.getNodeParameter('onUnexpectedReply', 0, 'keepWaiting') === 'continue' ? 'continue' : 'keepWaiting';
 	const reask = onUnexpected === 'keepWaiting' && expected ? String(ctx.getNodeParameter('reaskText', 0, '') ?? '').trim() : '';
-	const until = waitUntil(ctx);
+	const until = waitUntilOf(ctx);
 	const senderId = (await getSender(run, 0, true))!;
-	const credentials = await getCredential(run);
-	const testMode = testModeOf(ctx, credentials);
-	const secret = webhookSecretOf(ctx, credentials);
-	const customer = deliveryPhone(testMode, phone);
+	const secret = webhookSecretOf(ctx, await getCredential(run));
 	const id = newWaitId();
 	const link = triggerLink(ctx, id);
+	const question = { request: { path: '/w/message/text' as const, fields: { body: text } }, waitUntil: until };
 
-	const send = async () =>
-		await apiRequest(run, 'POST', '/w/message/text', {
-			qs: { phone_number_id: senderId },
-			body: { phone: customer, body: text },
-			itemIndex: 0,
-			retry: 'send',
-			message: true,
-		});
-	const questionFields = (sent: IDataObject, askedAt: number): IDataObject => ({
-		message_id: (sent.data as IDataObject | undefined)?.message_id ?? sent.message_id ?? null,
-		to: customer,
-		from: senderPhone || null,
-		body: text,
-		...(template ? { template: { id: template.id, name: template.name } } : {}),
-		askedAt: new Date(askedAt).toISOString(),
-	});
-
-	// A dry run sends nothing and so waits for nothing: it checks the trigger, signs the question, goes on.
-	if (testMode.mode === 'dryRun') {
+	// A dry run sends nothing and so waits for nothing: it only checks that the trigger is there.
+	if (testMode === 'dryRun') {
 		await checkTrigger(ctx, link, secret);
-		const askedAt = Date.now();
-		const sent = await send();
-		const json = { replied: false, answer: null, reply: null, question: { ...questionFields({}, askedAt), request: sent.request }, waitedSeconds: 0 };
-		return [[{ json: markTestMode(testMode, json, phone), pairedItem: { item: 0 } }]];
+		return question;
 	}
 
 	const askedAt = Date.now();
 	await registerWait(ctx, link, secret, {
 		id,
-		customer,
+		customer: to,
 		sender: senderPhone,
 		resumeUrl: link.resumeUrl,
 		until: until.getTime() === WAIT_INDEFINITELY.getTime() ? 0 : until.getTime(),
 		askedAt,
 	});
-	const sent = await send();
-	const waiting: WaitingReply = {
-		id,
-		customer,
-		...(testMode.mode === 'redirect' ? { intendedRecipient: phone } : {}),
-		senderPhone,
-		senderId,
-		askedAt,
-		expected,
-		onUnexpected,
-		reask,
-		question: questionFields(sent, askedAt),
+	const sent = (answer: IDataObject) => {
+		const waiting: WaitingReply = {
+			id,
+			customer: to,
+			...(testMode === 'redirect' ? { intendedRecipient: recipient } : {}),
+			senderPhone,
+			senderId,
+			askedAt,
+			expected,
+			onUnexpected,
+			reask,
+			question: {
+				message_id: answer.message_id ?? null,
+				to,
+				from: senderPhone || null,
+				body: text,
+				...(template ? { template: { id: template.id, name: template.name } } : {}),
+				askedAt: new Date(askedAt).toISOString(),
+			},
+		};
+		keepInContext(ctx, CONTEXT_FIELD, waiting);
+		// What n8n outputs when the limit passes: it then runs this node disabled, which passes on the node's
+		// input (workflow-execute.js, handleWaitingState). So the input becomes the no-reply item: never the
+		// item that came in, which may be an earlier reply of a chained question.
+		const limitAt = until.getTime() === WAIT_INDEFINITELY.getTime() ? askedAt : until.getTime();
+		ctx.getExecuteData().data = { main: [[{ json: outputOf(waiting, null, null, limitAt), pairedItem: { item: 0 } }]] };
 	};
-	keepInContext(ctx, CONTEXT_FIELD, waiting);
-	// What n8n outputs when the limit passes: it then runs this node disabled, which passes on the node's
-	// input (workflow-execute.js, handleWaitingState). So the input becomes the no-reply item: never the
-	// item that came in, which may be an earlier reply of a chained question.
-	const limitAt = until.getTime() === WAIT_INDEFINITELY.getTime() ? askedAt : until.getTime();
-	ctx.getExecuteData().data = { main: [[{ json: outputOf(waiting, null, null, limitAt), pairedItem: { item: 0 } }]] };
-	await ctx.putExecutionToWait(until);
-	return [items];
+	return { ...question, sent };
 }
 
 /** Answers the trigger (or anyone calling the resume address) without resuming. */
@@ -397,15 +377,10 @@ async function replyWebhook(this: IWebhookFunctions): Promise<IWebhookResponseDa
 	return { workflowData: [[{ json, pairedItem: { item: 0 } }]], webhookResponse: { outcome: 'resumed' satisfies ReplyOutcome } };
 }
 
-/** The re-ask text, through the same transport (the credential's Test Mode applies); a failure is logged, the run waits on. */
+/** The re-ask text, through the send pipeline (the credential's Test Mode applies); a failure is logged, the run waits on. */
 async function askAgain(ctx: IWebhookFunctions, waiting: WaitingReply): Promise<void> {
 	try {
-		await apiRequest(new RunState(ctx), 'POST', '/w/message/text', {
-			qs: { phone_number_id: waiting.senderId },
-			body: { phone: waiting.customer, body: waiting.reask },
-			retry: 'send',
-			message: true,
-		});
+		await sendFromWebhook(new RunState(ctx), { path: '/w/message/text', fields: { body: waiting.reask } }, waiting.customer, waiting.senderId);
 	} catch (error) {
 		ctx.logger.warn(`Ask and Wait for Chat Reply: could not send the re-ask text: ${(error as Error).message}`);
 	}
@@ -421,4 +396,12 @@ function keptReply(ctx: IWebhookFunctions): WaitingReply | undefined {
 /** Whether the execution this webhook request resumes waits at this node for a chat reply. */
 const waitsHere = (ctx: IWebhookFunctions) => keptReply(ctx) !== undefined;
 
-export const operation: Operation = { kind: 'sendAndWait', description, executeAll, webhook: replyWebhook, waitsHere };
+export const operation: Operation = {
+	kind: 'sendAndWait',
+	displayName: 'Ask and Wait for Chat Reply',
+	description,
+	recipientOf: phoneFieldRecipient,
+	ask,
+	webhook: replyWebhook,
+	waitsHere,
+};

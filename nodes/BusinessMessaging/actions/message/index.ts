@@ -53,9 +53,10 @@ export const description: INodeProperties[] = [
 		default: 'sendText',
 	}),
 	{
-		// A node's panel cannot read its credential, so this only reminds: it never says Test Mode is on.
+		// A node's panel cannot read its credential (docs/action-node.md, "Test Mode"), so this says where the
+		// setting is and what each choice does, never which one is chosen. The run's output panel says that.
 		displayName:
-			'Test Mode is set in the credential: before a bulk send, open the credential and check it. Off sends to the real recipients; Send to Test Recipient and Dry Run do not.',
+			'Test Mode is a setting of the credential (open it from Credential to connect with), not of this node. Off: messages go to their recipients. Send to Test Recipient: every message goes to the credential’s Test Recipient instead. Dry Run: nothing is sent; each request is only checked and signed. After a run, a note above the output says when a test setting was used.',
 		name: 'testModeNotice',
 		type: 'notice',
 		default: '',

@@ -1,7 +1,6 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
-	INodeExecutionData,
 	INodeProperties,
 	IWebhookDescription,
 	IWebhookFunctions,
@@ -10,14 +9,13 @@ import type {
 import { NodeOperationError, SEND_AND_WAIT_OPERATION, WAIT_INDEFINITELY, updateDisplayOptions } from 'n8n-workflow';
 
 import { ANSWER_FIELD, APPROVE, DECLINE, answeredPage, invalidLinkPage, type Question, questionPage, thanksPage } from '../../helpers/answerPage';
-import { getSender } from '../../helpers/sender';
-import { checkNotEmpty, checkPhone } from '../../helpers/validation';
+import { phoneFieldRecipient } from '../../helpers/recipient';
+import { checkNotEmpty } from '../../helpers/validation';
 import { askQuestion, checkLink } from '../../helpers/waitingQuestion';
-import { deliveryPhone, markTestMode, testModeOf } from '../../helpers/testMode';
-import { apiRequest, getCredential } from '../../transport';
+import { getCredential } from '../../transport';
 import { optionsField, recipientField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
-import type { Operation } from '../operation';
+import type { Delivery, Operation, PreparedQuestion } from '../operation';
 
 /**
  * n8n's waiting webhooks (n8n/dist/webhooks/waiting-webhooks.js) treat a node whose `operation` is
@@ -38,7 +36,7 @@ export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const
 
 const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
 
-/** Options → Limit Wait Time, shared by the operations that wait (checked by `waitUntil`). */
+/** Options → Limit Wait Time, shared by the operations that wait (checked by `waitUntilOf`). */
 export const limitWaitTimeOption: INodeProperties = {
 	displayName: 'Limit Wait Time',
 	name: 'limitWaitTime',
@@ -97,7 +95,10 @@ const show = { responseType: ['approval'] };
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
-	recipientField,
+	{
+		...recipientField,
+		hint: 'The answer’s answeredBy is this number, whoever opens the link: a forwarded link answers in this number’s name',
+	},
 	{
 		displayName: 'Message',
 		name: 'message',
@@ -166,7 +167,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. Acme Shop',
-				description: 'Shown on the answer page above the question, so the recipient knows who asks',
+				description:
+					'Shown on the answer page above the question, so the recipient knows who asks. Empty: the credential’s Business Name.',
 			},
 			...(optionsField.options as INodeProperties[]),
 		],
@@ -179,7 +181,7 @@ const description = updateDisplayOptions(
 );
 
 /** The end of the wait: the limit set under Options, else never. Checked before anything is sent. */
-export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
+export function waitUntilOf(ctx: IExecuteFunctions, now = Date.now()): Date {
 	const limit = ctx.getNodeParameter('options.limitWaitTime.values', 0, null) as IDataObject | null;
 	if (!limit) return WAIT_INDEFINITELY;
 	let until: Date;
@@ -203,50 +205,43 @@ export function waitUntil(ctx: IExecuteFunctions, now = Date.now()): Date {
 }
 
 /**
- * Sends the question with the link and puts the execution to wait. One item per execution: n8n resumes
- * a waiting execution once (docs/action-node.md, "Send and Wait for Response"), so several items are
- * refused before anything is sent rather than answered for the first item only.
+ * The question with its answer link, checked before anything is sent; the send pipeline sends it and
+ * puts the execution to wait (actions/send.ts, `sendAndWait`). One item per execution: n8n resumes a
+ * waiting execution once (docs/action-node.md, "Send and Wait for Response").
  */
-async function executeAll(run: RunState): Promise<INodeExecutionData[][]> {
-	const items = run.ctx.getInputData();
-	if (items.length > 1) {
-		throw new NodeOperationError(
-			run.ctx.getNode(),
-			`Send and Wait for Response waits for one answer per execution, and ${items.length} items arrived`,
-			{
-				description:
-					'n8n resumes a waiting execution once, with one answer. Put a Loop Over Items node (Batch Size 1) before this node to ask each item in turn, or call a sub-workflow holding this node once per item (Execute Workflow, Mode: Run once for each item, Wait For Sub-Workflow Completion off) to ask everyone at once.',
-			},
-		);
-	}
+async function ask(run: RunState, { recipient }: Delivery): Promise<PreparedQuestion> {
 	const field = (label: string) => ({ label, itemIndex: 0 });
-	const phone = checkPhone(run.ctx, field('Recipient Phone'), run.ctx.getNodeParameter('phone', 0));
 	const message = checkNotEmpty(run.ctx, field('Message'), run.ctx.getNodeParameter('message', 0));
 	const linkText = String(run.ctx.getNodeParameter('linkText', 0, '') ?? '').trim();
-	const sender = await getSender(run, 0, true);
-	const until = waitUntil(run.ctx);
-	const link = askQuestion(run.ctx, phone, questionOf(run.ctx, message));
-	const testMode = testModeOf(run.ctx, await getCredential(run));
-	const response = await apiRequest(run, 'POST', '/w/message/text', {
-		qs: { phone_number_id: sender },
-		body: { phone: deliveryPhone(testMode, phone), body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` },
-		itemIndex: 0,
-		retry: 'send',
-		message: true,
-	});
-	// A dry run sends nothing, so nobody could answer: the run goes on at once, marked.
-	if (testMode.mode === 'dryRun') return [[{ json: markTestMode(testMode, { ...response, answer: null }, phone), pairedItem: { item: 0 } }]];
-	await run.ctx.putExecutionToWait(until);
-	return [items];
+	const waitUntil = waitUntilOf(run.ctx);
+	const credentials = await getCredential(run);
+	const question = questionOf(run.ctx, message, String(credentials.businessName ?? '').trim());
+	if (!question.askedBy) {
+		run.ctx.addExecutionHints({
+			message:
+				'The answer page does not say who asks: enter your Business Name in the credential, or a name under Options → Asked By.',
+			type: 'info',
+			location: 'outputPane',
+		});
+	}
+	// The answer's `answeredBy` is the recipient the question is for, also when Test Mode redirects it.
+	const link = askQuestion(run.ctx, recipient, question);
+	return {
+		request: { path: '/w/message/text', fields: { body: `${message}\n\n${linkText ? `${linkText} ` : ''}${link}` } },
+		waitUntil,
+	};
 }
 
-/** The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). */
-function questionOf(ctx: IExecuteFunctions, message: string): Question {
+/**
+ * The question as it is sent; the page shows it and takes answers to it (kept by `askQuestion`). Who asks:
+ * the node's Asked By, else the credential's Business Name.
+ */
+function questionOf(ctx: IExecuteFunctions, message: string, businessName: string): Question {
 	const text = (name: string, fallback: string) => String(ctx.getNodeParameter(name, 0, fallback) ?? '').trim() || fallback;
 	return {
 		kind: ctx.getNodeParameter('responseType', 0, 'approval') === 'freeText' ? 'freeText' : 'approval',
 		message,
-		askedBy: text('options.askedBy', ''),
+		askedBy: text('options.askedBy', businessName),
 		approvalType: ctx.getNodeParameter('approvalType', 0, 'double') === 'single' ? 'single' : 'double',
 		approveLabel: text('approveLabel', 'Approve'),
 		declineLabel: text('declineLabel', 'Decline'),
@@ -271,7 +266,7 @@ async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseD
 	};
 	const link = checkLink(this);
 	if (!link.ok) {
-		reply(link.status, link.status === 410 ? answeredPage() : invalidLinkPage());
+		reply(link.status, link.status === 410 ? answeredPage(link.earlier) : invalidLinkPage());
 		return { noWebhookResponse: true };
 	}
 	const { question, phone } = link.waiting;
@@ -304,4 +299,11 @@ async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseD
 	return { noWebhookResponse: true, workflowData: [[{ json, pairedItem: { item: 0 } }]] };
 }
 
-export const operation: Operation = { kind: 'sendAndWait', description, executeAll, webhook: answerWebhook };
+export const operation: Operation = {
+	kind: 'sendAndWait',
+	displayName: 'Send and Wait for Response',
+	description,
+	recipientOf: phoneFieldRecipient,
+	ask,
+	webhook: answerWebhook,
+};

@@ -1,15 +1,11 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
 import { itemParameter } from '../../helpers/itemParameter';
-import { getSender } from '../../helpers/sender';
-import { checkNotEmpty, checkPhone } from '../../helpers/validation';
-import type { OutgoingMessage } from '../../helpers/sendOnce';
+import { phoneFieldRecipient } from '../../helpers/recipient';
 import { renderItemTemplate } from '../../helpers/templates';
-import { deliveryPhone, testModeOf } from '../../helpers/testMode';
-import { recipientOf } from '../../helpers/recipient';
-import { apiRequest, getCredential } from '../../transport';
+import { checkNotEmpty } from '../../helpers/validation';
 import {
 	placeholderValuesField,
 	RECIPIENT_HINT,
@@ -19,7 +15,7 @@ import {
 	templateField,
 } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
-import type { Operation } from '../operation';
+import type { MessageContent, Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -62,29 +58,20 @@ const description = updateDisplayOptions(
 	properties,
 );
 
-async function messageOf(run: RunState, itemIndex: number): Promise<OutgoingMessage> {
-	const phone = checkPhone(run.ctx, { label: 'Recipient Phone', itemIndex }, itemParameter(run, 'phone', itemIndex));
+async function messageOf(run: RunState, itemIndex: number): Promise<MessageContent> {
 	if (run.ctx.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
 		const { template, rendered } = await renderItemTemplate(run, itemIndex);
-		return { phone, content: rendered.body, template: { id: template.id, name: template.name } };
+		return { content: rendered.body, template: { id: template.id, name: template.name } };
 	}
-	const text = checkNotEmpty(run.ctx, { label: 'Text', itemIndex }, itemParameter(run, 'text', itemIndex));
-	return { phone, content: text };
+	return { content: checkNotEmpty(run.ctx, { label: 'Text', itemIndex }, itemParameter(run, 'text', itemIndex)) };
 }
 
-async function execute(run: RunState, itemIndex: number): Promise<IDataObject> {
-	const { phone, content: text, template } = await messageOf(run, itemIndex);
-	const sender = await getSender(run, itemIndex, true);
-	const response = await apiRequest(run, 'POST', '/w/message/text', {
-		qs: { phone_number_id: sender },
-		body: { phone: deliveryPhone(testModeOf(run.ctx, await getCredential(run)), phone), body: text },
-		itemIndex,
-		retry: 'send',
-		message: true,
-	});
-	const sent = (response.data as IDataObject) ?? response;
+export const operation: Operation = {
+	kind: 'send',
+	description,
+	recipientOf: phoneFieldRecipient,
+	messageOf,
+	requestOf: (_run, _itemIndex, { content }) => ({ path: '/w/message/text', fields: { body: content } }),
 	// From a template, the text that went out is shown too: the service's answer does not repeat it.
-	return template ? { ...sent, template, body: text } : sent;
-}
-
-export const operation: Operation = { kind: 'send', description, execute, recipientOf, messageOf };
+	outputOf: (sent, { content, template }) => (template ? { ...sent, template, body: content } : sent),
+};

@@ -15,6 +15,8 @@ import { seed, type Order, type SeedData } from './seed';
 import { checkRequestAuth, type MultipartSigning } from './signing';
 import { customerMessageData, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, WebhookEngine, type CustomerMessage, type Delivery, type DeliverOptions, type VerifyResult } from './webhooks';
 
+export type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
+import type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
 export { ManualClock, realClock, scaledClock, type Clock } from './clock';
 export type { FaultSpec } from './faults';
 export type { Order, Template, Contact } from './seed';
@@ -72,50 +74,8 @@ export interface SandboxOptions {
 	log?: (line: string) => void;
 }
 
-export interface SandboxCredentials {
-	baseUrl: string;
-	clientId: string;
-	clientSecret: string;
-	domain: string;
-	webhookSecret: string;
-	phoneNumberId: string;
-}
 
-export interface RecordedRequest {
-	seq: number;
-	method: string;
-	path: string;
-	query: Record<string, string>;
-	rawQuery: string;
-	headers: Record<string, string | string[] | undefined>;
-	body: Buffer;
-	json?: unknown;
-	multipart?: ParsedMultipart;
-	/** The status answered; null when the socket was destroyed by a fault, 0 while still in progress. */
-	status: number | null;
-	authOk: boolean;
-	receivedAt: string;
-}
 
-export interface Sandbox {
-	url: string;
-	port: number;
-	credentials: SandboxCredentials;
-	requests: RecordedRequest[];
-	messages: SentMessage[];
-	deliveries: Delivery[];
-	readonly webhookUrl: string | undefined;
-	getOrder(id: number): Order | undefined;
-	injectFault(fault: FaultSpec): void;
-	clearFaults(): void;
-	reset(): void;
-	setWebhookUrl(url: string | undefined): void;
-	verifyWebhook(url?: string): Promise<VerifyResult>;
-	deliver(opts: DeliverOptions): Delivery;
-	/** Plays the customer: delivers a signed `message.received` from `from` (the sender number by default as `to`). */
-	customerMessage(message: CustomerMessage): Delivery;
-	stop(): Promise<void>;
-}
 
 async function parseMultipart(contentType: string, body: Buffer): Promise<ParsedMultipart> {
 	// The WHATWG Request parser built into Node, so no multipart dependency is needed.

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SentMessage, UploadedFile } from './api';
 import type { FaultSpec } from './faults';
 import { fail, readBody, sendJson, type Answer } from './http-util';
-import type { RecordedRequest, Sandbox } from './index';
+import type { RecordedRequest, Sandbox } from './types';
 import { deliveryJson } from './webhooks';
 
 function fileJson(f: UploadedFile, withBytes: boolean) {

@@ -1,0 +1,26 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { MessagePath } from './index';
+import { type AnyConnection, request, type RequestOptions, signOnly } from './request';
+
+/**
+ * The only way to a message endpoint, for the send pipeline alone (actions/send.ts; the dependency
+ * rules in .dependency-cruiser.cjs refuse any other importer). Retried only when the service cannot have
+ * sent it (`retry: 'send'`).
+ */
+export async function postMessage(
+	run: AnyConnection,
+	path: MessagePath,
+	options: Omit<RequestOptions, 'retry'>,
+): Promise<IDataObject> {
+	return await request(run, 'POST', path, { ...options, retry: 'send' });
+}
+
+/** Test Mode's dry run: the message request signed as it would be sent, and not sent. */
+export async function signMessageOnly(
+	run: AnyConnection,
+	path: MessagePath,
+	options: Omit<RequestOptions, 'retry' | 'beforeAttempt'>,
+): Promise<IDataObject> {
+	return await signOnly(run, 'POST', path, options);
+}

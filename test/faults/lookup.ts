@@ -1,0 +1,77 @@
+/**
+ * Looking events up in n8n's saved executions, and the suite's count of them: every event a case sends is
+ * looked up, and the suite's closing line compares the two counts.
+ */
+import { executionsSince } from '../../bench/lib/n8n-runs';
+import type { N8n } from '../../tools/n8n/n8n';
+import { sleep, waitFor } from '../../tools/n8n/proc';
+
+/** Executions are settled when their ids and statuses stay the same this long. */
+const QUIET_MS = 5_000;
+const SETTLE_TIMEOUT_MS = 240_000;
+
+/** Events sent and looked up by the whole suite, by message id. */
+export const ledger = { sent: new Set<string>(), lookedUp: new Set<string>() };
+
+/**
+ * Waits until the public API answers: after a restart n8n before 2.x's later releases answers readiness
+ * (and webhooks) before its API routes exist, 404 until then.
+ */
+export async function publicApiUp(reader: N8n): Promise<void> {
+	await waitFor('the public API', async () => ((await reader.api('GET', '/executions?limit=1')).status === 200 ? true : undefined), 180_000, 500);
+}
+
+/** Waits until the workflow's executions after `afterId` stop changing. */
+export async function settled(reader: N8n, workflowId: string, afterId: number): Promise<void> {
+	await publicApiUp(reader);
+	const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+	let last = '';
+	let stableSince = Date.now();
+	for (;;) {
+		const snapshot = JSON.stringify((await executionsSince(reader, workflowId, afterId)).map((e) => [e.id, e.status]));
+		if (snapshot !== last) {
+			last = snapshot;
+			stableSince = Date.now();
+		} else if (Date.now() - stableSince >= QUIET_MS) return;
+		if (Date.now() > deadline) throw new Error(`executions still changing ${SETTLE_TIMEOUT_MS / 1000} s after the last request`);
+		await sleep(1000);
+	}
+}
+
+export interface Lookup {
+	/** The statuses of each event's executions (empty: none), by message id. */
+	runsOf: Map<string, string[]>;
+	/** Executions that carry none of the events looked up. */
+	unattributed: number;
+}
+
+/**
+ * Once the executions settled, each event's executions (every event carries its message id
+ * `wamid.queue.<id>` in its data: the trigger's output, or the stack still to run). Counts them as looked up.
+ */
+export async function lookUp(reader: N8n, workflowId: string, afterId: number, ids: string[]): Promise<Lookup> {
+	await settled(reader, workflowId, afterId);
+	const wanted = new Set(ids);
+	const runsOf = new Map<string, string[]>(ids.map((id) => [id, []]));
+	let unattributed = 0;
+	for (const e of await executionsSince(reader, workflowId, afterId, true)) {
+		const found = new Set([...JSON.stringify(e.data ?? {}).matchAll(/wamid\.queue\.([\w.-]+)/g)].map((m) => m[1]).filter((id) => wanted.has(id)));
+		if (found.size === 0) unattributed++;
+		for (const id of found) runsOf.get(id)!.push(e.status);
+	}
+	for (const id of ids) ledger.lookedUp.add(id);
+	return { runsOf, unattributed };
+}
+
+/** A CORS preflight answers 204 once the path is registered, and starts nothing (a probe POST would run the Webhook node). */
+export async function registered(url: string): Promise<void> {
+	await waitFor(
+		`${url} to be registered`,
+		async () => {
+			const res = await fetch(url, { method: 'OPTIONS', headers: { Origin: 'http://faults.example.com', 'Access-Control-Request-Method': 'POST' } });
+			return res.status === 204 ? true : undefined;
+		},
+		60_000,
+		250,
+	);
+}

@@ -1,0 +1,120 @@
+/**
+ * The send contract: every operation that sends (kind 'send' or 'sendAndWait', read from the router's
+ * table, so a new one is covered without editing this file) runs under Test Mode off, Send to Test
+ * Recipient and Dry Run, as an AI agent's tool with Allowed Recipients, and (kind 'send') with Max
+ * Messages per Second. What counts is what reaches the sandbox: the recipient each message really got,
+ * no message request at all in a dry run, and the messages of each second within the setting.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { runAction, type RunActionOptions } from '../helpers/actionNode';
+import type { RunResult } from '../helpers/engine';
+import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
+import { allOperations, sendSamples } from '../helpers/operationSamples';
+import { useSandbox, useSandboxProcess } from '../helpers/useSandbox';
+import type { RecordedRequest, Sandbox } from '../../tools/sandbox';
+
+let sandbox: Sandbox;
+useSandbox((started) => (sandbox = started));
+
+// For pacing, the service in its own process: it notes each arrival when it comes, whatever n8n's thread is doing.
+const service = useSandboxProcess();
+
+// The Business Messaging Trigger that an operation waiting for a chat reply registers with, behind the n8n
+// every run belongs to (test/helpers/conversation.ts).
+let standIn: TriggerStandIn;
+beforeAll(async () => (standIn = await startTriggerStandIn()));
+afterAll(async () => await standIn.stop());
+
+const CUSTOMER_A = '+4915100000001';
+const CUSTOMER_B = '+4915100000002';
+const TEST_RECIPIENT = '+4915199999999';
+
+const sendOperations = allOperations.filter(([, operation]) => operation.kind !== 'request');
+
+/** The recipient a message request really names: `phone` in its JSON body or in its form fields. */
+function recipientOf(request: RecordedRequest): unknown {
+	return (request.json as IDataObject | undefined)?.phone ?? request.multipart?.fields.phone;
+}
+const messageRequests = () => sandbox.requests.filter((request) => request.path.startsWith('/w/message/'));
+const reached = () => messageRequests().map(recipientOf).sort();
+
+/** Runs the operation for the given recipients (one item each; the send-and-wait kind takes one item). */
+async function send(
+	name: string,
+	recipients: string[],
+	options: RunActionOptions = {},
+	extra: INodeParameters = {},
+	to: Pick<Sandbox, 'credentials'> = sandbox,
+): Promise<RunResult> {
+	const [resource, operation] = name.split('.');
+	const { parameters, item } = sendSamples[name];
+	return await runAction(
+		to,
+		{ resource, operation, ...parameters, ...extra },
+		{ n8nUrl: standIn.url, ...options, input: recipients.map((to, n) => item(to, n)) },
+	);
+}
+const recipientsFor = (kind: string) => (kind === 'sendAndWait' ? [CUSTOMER_A] : [CUSTOMER_A, CUSTOMER_B]);
+
+test('every operation that sends has a sample here (test/helpers/operationSamples.ts)', () => {
+	expect(sendOperations.length).toBeGreaterThan(0);
+	expect(sendOperations.map(([name]) => name).sort()).toEqual(Object.keys(sendSamples).sort());
+});
+
+describe.each(sendOperations)('%s', (name, { kind }) => {
+	const recipients = recipientsFor(kind);
+	const outputs = (result: RunResult) => result.items.map((item) => item.json);
+
+	test('Test Mode off: each message reaches its real recipient, unmarked', async () => {
+		const result = await send(name, recipients);
+		expect(result.error).toBeUndefined();
+		expect(reached()).toEqual([...recipients].sort());
+		if (kind === 'send') for (const json of outputs(result)) expect(json.testMode).toBeUndefined();
+	});
+
+	test('Send to Test Recipient: every message reaches the test recipient; the output says so', async () => {
+		const result = await send(name, recipients, { credentials: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } });
+		expect(result.error).toBeUndefined();
+		expect(reached()).toEqual(recipients.map(() => TEST_RECIPIENT));
+		if (kind === 'send') {
+			expect(outputs(result)).toEqual(recipients.map((intendedRecipient) => expect.objectContaining({ testMode: 'redirected', intendedRecipient })));
+		}
+	});
+
+	test('Dry Run: no message request at all; the output says not sent', async () => {
+		const result = await send(name, recipients, { credentials: { testMode: 'dryRun' } });
+		expect(result.error).toBeUndefined();
+		expect(messageRequests()).toEqual([]);
+		expect(outputs(result)).toEqual(
+			recipients.map((intendedRecipient) => expect.objectContaining({ testMode: 'dryRun', sent: false, intendedRecipient })),
+		);
+	});
+
+	test('as an AI agent’s tool: nothing reaches a recipient outside Allowed Recipients', async () => {
+		const result = await send(name, [...recipients].reverse(), { asAiTool: true }, { allowedRecipients: CUSTOMER_B });
+		expect(reached()).not.toContain(CUSTOMER_A);
+		const refused = outputs(result).filter((json) => String(json.error ?? '').startsWith('Refused'));
+		expect(refused.length).toBeGreaterThan(0);
+		expect(reached()).toEqual(recipients.length > 1 ? [CUSTOMER_B] : []);
+	});
+
+	if (kind === 'send') {
+		test('Max Messages per Second: no second holds more messages than the setting', async () => {
+			const rate = 5;
+			const many = Array.from({ length: 8 }, (_, i) => `+49151000001${String(i).padStart(2, '0')}`);
+			const since = await service.mark();
+			const result = await send(name, many, {}, { options: { maxMessagesPerSecond: rate } }, service);
+			expect(result.error).toBeUndefined();
+			const arrivals = (await service.requests(since))
+				.filter((request) => request.path.startsWith('/w/message/'))
+				.map((request) => Date.parse(request.receivedAt))
+				.sort((a, b) => a - b);
+			expect(arrivals).toHaveLength(many.length);
+			const mostInOneSecond = Math.max(...arrivals.map((at) => arrivals.filter((other) => other >= at && other - at < 1000).length));
+			// Requests leave the gate 1/rate apart; one may arrive a moment late and share a second with the next
+			// rate (test/nodes/pacing.test.ts). Unpaced, all 8 arrive within one second.
+			expect(mostInOneSecond).toBeLessThanOrEqual(rate + 1);
+		});
+	}
+});
