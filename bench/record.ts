@@ -12,11 +12,15 @@ const SUITES = ['faults', 'queue', 'versions', 'e2e'];
 
 async function main(): Promise<void> {
 	const [suite] = process.argv.slice(2);
-	if (!SUITES.includes(suite)) throw new Error(`npm run record -- <suite>: one of ${SUITES.join(', ')}`);
+	if (!SUITES.includes(suite)) {
+		process.stderr.write(`npm run record -- <suite>: the suite is one of ${SUITES.join(', ')}\n`);
+		process.exitCode = 2;
+		return;
+	}
 	const vars = Object.keys(process.env)
 		.filter((k) => /^(N8N_VERSION|E2E_ONLY)$/.test(k))
 		.sort()
-		.map((k) => `${k}=${process.env[k]}`);
+		.map((k) => `${k}=${/^[\w.:/-]*$/.test(process.env[k] ?? '') ? process.env[k] : `'${process.env[k]}'`}`);
 	const command = [...vars, `npm run record -- ${suite}`, `(npm run test:${suite})`].join(' ');
 	const n8n = process.env.N8N_VERSION ?? (suite === 'faults' || suite === 'versions' ? [...SMOKE_N8N_VERSIONS, DEFAULT_N8N_VERSION].join(', ') : DEFAULT_N8N_VERSION);
 	const results = openResults([], process.env.BENCH_RESULTS_DIR || undefined, suite);

@@ -19,5 +19,8 @@ step "smoke on the other n8n versions (tools/n8n/versions.ts)" npm run --silent 
 step "installed from a registry through Community Nodes (offline namespace, local registry)" npm run --silent test:install
 step "n8n's editor in a browser (Chromium)" npm run --silent test:ui
 step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker" npm run --silent test:queue
-step "faults: n8n killed (SIGKILL, SIGTERM) mid-burst, regular and queue mode; no acknowledged event lost" npm run --silent test:faults
+# RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
+faults_suite=(test:faults)
+if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
+step "faults: n8n killed (SIGKILL, SIGTERM) mid-burst, regular and queue mode; no acknowledged event lost" npm run --silent "${faults_suite[@]}"
 step "demo: busy port, Ctrl-C and a killed demo stop everything" npm run --silent test:demo-stop
