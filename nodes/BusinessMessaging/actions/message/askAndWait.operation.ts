@@ -19,7 +19,7 @@ import { placeholdersOf, renderItemTemplate } from '../../helpers/templates';
 import { checkTrigger, newWaitId, registerWait, triggerLink } from '../../helpers/triggerLink';
 import { checkNotEmpty, checkPhone } from '../../helpers/validation';
 import { getCredential } from '../../transport';
-import { optionsField, placeholderValuesField, recipientField, senderField, templateField } from '../common.descriptions';
+import { messageSourceFields, optionsField, recipientField, senderField } from '../common.descriptions';
 import type { Delivery, Operation, PreparedQuestion } from '../operation';
 import { sendFromWebhook } from '../send';
 import { limitWaitTimeOption, waitUntilOf } from './sendAndWait.operation';
@@ -56,18 +56,10 @@ const properties: INodeProperties[] = [
 		description:
 			'The number the customer sees and replies to (the `to` of their messages). Set it when you send from more than one number, so that only a reply to this number counts. Empty: a reply to any of your numbers counts.',
 	},
-	{
-		displayName: 'Message',
-		name: 'textSource',
-		type: 'options',
-		default: 'text',
-		options: [
-			{ name: 'Text', value: 'text', description: 'Ask with the text you enter' },
-			{ name: 'From Template', value: 'template', description: 'Ask with an approved template’s body, its placeholders filled' },
-		],
-	},
-	{ ...templateField, displayOptions: show({ textSource: ['template'] }) },
-	{ ...placeholderValuesField, displayOptions: show({ textSource: ['template'] }) },
+	...messageSourceFields({
+		text: 'Ask with the text you enter',
+		template: 'Ask with an approved template’s body, its placeholders filled',
+	}),
 	{
 		displayName: 'Text',
 		name: 'text',
