@@ -10,6 +10,7 @@ import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
 import { signWebhookBody } from '../../credentials/webhookSignature';
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
 import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
+import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../nodes/shared/conversation';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import { TEST_WEBHOOK_SECRET, TriggerHarness, type WebhookOutcome } from '../helpers/webhook';
@@ -184,6 +185,25 @@ describe('a customer’s reply', () => {
 		expect(standIn.resumes.filter((c) => c.method === 'POST')).toHaveLength(1);
 		// Another message of the customer is an ordinary message.
 		expect((await deliver(trigger, messageBody(CUSTOMER, 'thanks'))).workflowStarted).toBe(true);
+	});
+
+	test('a reply a run took is answered by the trigger, which hands the duplicate store over with it: after a restart, the events acknowledged before it and its own retry start nothing', async () => {
+		const trigger = harness();
+		await register(trigger, wait('wait-0001'));
+		// An ordinary message first: n8n saves no static data for a request that starts a run (hostedChat).
+		const earlier = messageBody('+15550002222', 'hello');
+		expect((await deliver(trigger, earlier)).workflowStarted).toBe(true);
+		const reply = messageBody(CUSTOMER, 'YES');
+		expect((await deliver(trigger, reply)).body).toEqual({ received: true, resumedWaitingRun: true });
+
+		forgetInProcessDeliveries();
+		forgetReceivedWaits();
+		const restarted = new TriggerHarness({ parameters: { events: ['*'], resumeWaitingRuns: true }, typeVersion: 2, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
+		for (const retry of [earlier, reply]) {
+			const answer = await deliver(restarted, retry);
+			expect([answer.statusCode, answer.workflowStarted]).toEqual([200, false]);
+		}
+		expect(standIn.resumes.filter((c) => c.method === 'POST')).toHaveLength(1);
 	});
 
 	test('a reply the run did not take (not an expected answer) starts the workflow, marked; Also Start This Workflow for Replies starts it for a taken one, marked', async () => {
