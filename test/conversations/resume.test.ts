@@ -91,6 +91,17 @@ test('expected replies: another reply keeps the run waiting and asks again (to w
 	expect(outcome.resumedWith).toMatchObject({ replied: true, answer: 'YES', reply: { body: ' yes! ' }, testMode: 'redirected', intendedRecipient: CUSTOMER });
 });
 
+test('the re-ask goes through the send rules as they are when it is sent: nothing goes out while the credential is in Dry Run; with Test Mode off, to the customer asked', async () => {
+	const { run, query } = await waiting({ expectedReplies: 'list', acceptedReplies: ['YES'], onUnexpectedReply: 'keepWaiting', reaskText: 'Please reply YES' });
+	sandbox.reset();
+	const maybe = reply('maybe');
+	const call = { query, headers: signed(maybe), body: maybe };
+	expect(await callResumeAddress(sandbox, run, call, { testMode: 'dryRun' })).toEqual({ status: 200, body: { outcome: 'waiting' } });
+	expect(sandbox.requests.filter((r) => r.path.startsWith('/w/message/'))).toEqual([]);
+	expect(await callResumeAddress(sandbox, run, call)).toEqual({ status: 200, body: { outcome: 'waiting' } });
+	expect(sandbox.messages.map((m) => [m.phone, m.body])).toEqual([[CUSTOMER, 'Please reply YES']]);
+});
+
 test('expected replies with Continue: another reply resumes the run, its answer empty', async () => {
 	const { run, query } = await waiting({ expectedReplies: 'list', acceptedReplies: ['YES', 'NO'], onUnexpectedReply: 'continue' });
 	const body = reply('maybe');

@@ -102,7 +102,6 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 }
 
 /**
-/**
  * The node's webhook: the resume address of the operation the execution waits for. Ask and Wait for
  * Chat Reply says so from what it kept when it asked (`waitsHere`); every other request goes to Send and
  * Wait for Response's answer link, as before: not looked up by the node's own Operation, since any answer
