@@ -15,7 +15,7 @@ import {
 	rememberedDeliveries,
 	storedDeliveryCount,
 } from '../nodes/BusinessMessagingTrigger/deliveryStore';
-import { verifySignature } from '../nodes/BusinessMessagingTrigger/signature';
+import { verifySignature } from '../credentials/webhookSignature';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS } from '../nodes/BusinessMessagingTrigger/acknowledgement';
 import type { CredentialRef } from '../tools/n8n/workflows';
 import type { Workflow } from '../tools/n8n/workflow';

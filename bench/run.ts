@@ -1,12 +1,13 @@
 /**
- * Benchmarks: npm run bench [-- sending receiving media listing signing queue]   (default: the first five;
+ * Benchmarks: npm run bench [-- sending receiving media listing signing conversations queue]   (default: all but queue;
  * `queue` runs only when named: it starts its own queue-mode deployment)
  * Prints a header (command, machine, versions, commit, date), then one table per benchmark (progress goes to
  * stderr). The same output goes, unedited, to a new file in docs/results/ (BENCH_RESULTS_DIR moves it): the raw
  * output a figure in docs/ links to (CONTRIBUTING.md, "Figures").
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
- * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS (vm,lazy,legacy); BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
+ * BENCH_CONV_WAITING; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { startStack, type Stack } from '../tools/n8n/stack';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
 import { findN8nMain, findTaskRunner } from './lib/procfs';
+import { benchConversations, conversationWorkflows } from './conversations';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
 import { benchQueue } from './queue';
@@ -29,7 +31,7 @@ import { benchCommand, headerLines, machineHeader, openResults, shownPath } from
 import { benchSending, sendingWorkflows } from './sending';
 import { benchSigning } from './signing';
 
-const ALL = ['sending', 'receiving', 'media', 'listing', 'signing'] as const;
+const ALL = ['sending', 'receiving', 'media', 'listing', 'signing', 'conversations'] as const;
 /** Run only when named. */
 const ON_REQUEST = ['queue'] as const;
 type Section = (typeof ALL)[number] | (typeof ON_REQUEST)[number];
@@ -85,6 +87,7 @@ async function main(): Promise<number> {
 						...(sections.has('sending') ? sendingWorkflows(credential, sandbox.url, sandbox.credentials.phoneNumberId) : []),
 						...(sections.has('receiving') ? receivingWorkflows(credential, extraCredentials[HEADER_AUTH.name]) : []),
 						...(sections.has('media') ? mediaWorkflows(credential, n8n.filesDir) : []),
+						...(sections.has('conversations') ? conversationWorkflows(credential) : []),
 					];
 					return workflows;
 				},
@@ -129,6 +132,9 @@ async function main(): Promise<number> {
 			}
 			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
+			if (sections.has('conversations')) {
+				await guarded('7', '7. Conversations', () => benchConversations(ctx, workflows, num('BENCH_CONV_SAMPLES', 30), num('BENCH_CONV_WAITING', 50)));
+			}
 			if (sections.has('receiving')) {
 				const only = process.env.BENCH_RECV_SETTINGS?.split(',');
 				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
@@ -168,7 +174,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', '7']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();

@@ -97,13 +97,17 @@ async function main(): Promise<void> {
 			]),
 			// Inactive until the user picks an OpenAI credential (see the README's AI agent section).
 			exampleWorkflow('support-bot.json', 'demoSupportBot', { [CREDENTIAL_TYPE]: credential }),
+			// Active: a shop posts an order, the customer answers YES / NO in the chat (the sandbox plays them).
+			exampleWorkflow('order-confirmation.json', 'demoOrderConfirm', { [CREDENTIAL_TYPE]: credential }),
 			replyWorkflow(credential, {
 				id: 'demoAutoReply',
 				name: 'Demo: answer incoming messages (active)',
 				webhookId: TRIGGER_WEBHOOK_ID,
+				resumeWaitingRuns: true,
 			}),
 		],
 		publish: (workflows) => [workflows[workflows.length - 1].id],
+		activate: (workflows) => workflows.filter((w) => w.id === n8nId('demoOrderConfirm')).map((w) => w.id),
 	});
 	const { n8n, sandbox } = stack;
 	const supportBot = stack.workflows.find((w) => w.id === n8nId('demoSupportBot'))!;
@@ -117,7 +121,8 @@ n8n is running:        ${n8n.baseUrl}
   log in as            ${OWNER.email}  /  ${OWNER.password}
   credential           "${stack.credential.name}" (points at the sandbox)
   workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
-                       Demo: answer incoming messages (active in production)
+                       Demo: answer incoming messages (active in production; it resumes runs waiting for a chat reply)
+                       Business Messaging: order confirmation in the chat (active)
                        ${supportBot.name}: pick an OpenAI credential to try it
 Sandbox (the service): ${sb}
   webhook URL set to   ${productionUrl}
@@ -131,6 +136,11 @@ Make the service send events (each starts the active workflow; a received messag
   curl -s ${sb}/_sandbox/deliveries          # delivery states and attempts
   curl -s ${sb}/_sandbox/messages?bytes=0     # messages sent, the replies included
 Or run "Demo: ask the service for a test event" in n8n: the action node calls POST /webhooks/test.
+
+Ask a customer and continue on their reply in the chat (examples/order-confirmation.json):
+  curl -s -X POST ${n8n.baseUrl}/webhook/order-confirmation -H 'Content-Type: application/json' \
+    -d '{"order_id":11,"order_number":"ORD-0011","phone":"+15551234567"}'     # the YES / NO question goes out; the run waits
+  curl -s -X POST ${sb}/_sandbox/customer-message -d '{"from":"+15551234567","body":"yes"}'   # the customer answers: order 11 is confirmed
 Executions: ${n8n.baseUrl}/home/executions
 
 Logs: ${join(dir, 'n8n', 'n8n.log')}, ${join(dir, 'sandbox.log')}

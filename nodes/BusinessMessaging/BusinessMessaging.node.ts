@@ -66,9 +66,10 @@ export class BusinessMessaging implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_TYPE, required: true, testedBy: CREDENTIAL_TEST }],
-		// The answer link of Send and Wait for Response (n8n's waiting webhook).
+		// The resume address of Send and Wait for Response (its answer link) and of Ask and Wait for Chat Reply.
 		webhooks: WAITING_WEBHOOKS,
-		waitingNodeTooltip: 'Waiting for the recipient to answer through the link in the message',
+		waitingNodeTooltip:
+			'={{ $parameter["operation"] === "askAndWaitForReply" ? "Waiting for the customer to reply in the chat" : "Waiting for the recipient to answer through the link in the message" }}',
 		properties,
 	};
 

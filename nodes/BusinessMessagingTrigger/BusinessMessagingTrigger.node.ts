@@ -11,6 +11,8 @@ import {
 
 import { testCredential } from '../../credentials/credentialTest';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS, reportAnswer } from './acknowledgement';
+import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './conversations/endpoint';
+import { handOverReply, keepReplyWaits, REPLY_EVENT, resumesWaitingRuns } from './conversations/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
 	ALL_EVENTS,
@@ -24,7 +26,7 @@ import {
 	type EventEnvelope,
 } from './events';
 import { countRefusal, explain, isRefusalError, refusal, refusalError, type Refusal } from './refusals';
-import { verifySignature } from './signature';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../credentials/webhookSignature';
 import { webhookSecret } from './webhookSecret';
 import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
@@ -42,10 +44,9 @@ const WEBHOOKS: IWebhookDescription[] = [
 		responseMode: ACKNOWLEDGE_ONCE_RUN_EXISTS,
 		path: 'webhook',
 	},
+	// Runs waiting for a chat reply register here (Resume Waiting Runs): conversations/endpoint.ts.
+	WAITS_WEBHOOK,
 ];
-
-const SIGNATURE_HEADER = 'x-service-webhook-signature';
-const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
 
 interface TriggerOptions {
 	ignoreStatuses?: string[];
@@ -68,13 +69,18 @@ function scopeOf(context: IWebhookFunctions): string {
  * saved; n8n answers those with the webhook's status, 200, so other codes are written here.
  */
 function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
-	if (context.getMode() !== 'manual') {
-		handOverDeliveries(scopeOf(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
-	}
+	handOverStore(context);
 	if (statusCode === 200) return { webhookResponse: body };
 	const response = context.getResponseObject();
 	if (!response.headersSent) response.status(statusCode).json(body);
 	return { noWebhookResponse: true };
+}
+
+/** Puts this process's acknowledged deliveries into the static data n8n saves with the trigger's own answer. */
+function handOverStore(context: IWebhookFunctions): void {
+	if (context.getMode() !== 'manual') {
+		handOverDeliveries(scopeOf(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
+	}
 }
 
 /**
@@ -120,6 +126,8 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const challenge = verificationChallenge(body);
 	if (challenge !== undefined) return answer(this, 200, { challenge });
 
+	// Whatever this request makes n8n save keeps the waits this process received (conversations/waits.ts).
+	keepReplyWaits(this);
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const headers = this.getHeaderData();
@@ -140,7 +148,9 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// Event names not in the list (added by the service later) are well-formed and signed: they start
 	// the workflow when "*" is selected and are ignored otherwise, never refused.
 	const events = this.getNodeParameter('events', []) as string[];
-	if (!events.includes(ALL_EVENTS) && !events.includes(event)) {
+	const selected = events.includes(ALL_EVENTS) || events.includes(event);
+	// A reply may resume a waiting run even when Message Received does not start this workflow.
+	if (!selected && !(event === REPLY_EVENT && resumesWaitingRuns(this))) {
 		return answer(this, 200, { received: true, ignored: 'event not selected' });
 	}
 	if (event === MESSAGE_STATUS_EVENT && (options.ignoreStatuses ?? []).includes(String(data.status))) {
@@ -163,9 +173,15 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 		reportAnswer(this.getResponseObject(), claim.settle);
 	}
 
+	// A reply to a question goes to the run asking it (Resume Waiting Runs); others go on as before. A reply
+	// a run took is answered here, so that its hand-over and the store are saved with the answer.
+	const reply = await handOverReply(this, { rawBody, event, data });
+	if ('answer' in reply) return answer(this, reply.answer.status, reply.answer.body);
+	if (!selected) return answer(this, 200, { received: true, ignored: 'event not selected' });
+
 	const json: IDataObject = options.outputDataOnly
-		? { ...data, ...testEventMark(data) }
-		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data) };
+		? { ...data, ...testEventMark(data), ...reply.extra }
+		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data), ...reply.extra };
 	// n8n answers once the run exists (acknowledgement.ts): the 2xx the service stops retrying on is sent
 	// only for an event n8n holds.
 	return { workflowData: [[{ json }]] };
@@ -226,6 +242,31 @@ export class BusinessMessagingTrigger implements INodeType {
 				description: 'Events that start the workflow. Other events are answered and ignored.',
 			},
 			{
+				displayName: 'Resume Waiting Runs',
+				name: 'resumeWaitingRuns',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a customer’s chat reply resumes the run that asked them with Business Messaging → Ask and Wait for Chat Reply, in any workflow on this n8n. Turn it on in one active trigger workflow only.',
+			},
+			{
+				displayName:
+					'A reply goes to the newest run waiting for that customer and sender number, and then does not start this workflow. Every other message starts it as before. Only one trigger workflow on this n8n may have this on.',
+				name: 'resumeNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { resumeWaitingRuns: [true] } },
+			},
+			{
+				displayName: 'Also Start This Workflow for Replies',
+				name: 'alsoStartForReplies',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a reply that resumed a waiting run also starts this workflow (its item then has resumedWaitingRun: true)',
+				displayOptions: { show: { resumeWaitingRuns: [true] } },
+			},
+			{
 				displayName: 'Options',
 				name: 'options',
 				type: 'collection',
@@ -282,6 +323,11 @@ export class BusinessMessagingTrigger implements INodeType {
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		try {
+			if (isWaitsRequest(this)) {
+				// The trigger answers every request of its waits webhook itself: the store goes with it too.
+				handOverStore(this);
+				return await handleWaitsRequest(this, await receivedBytes(this));
+			}
 			return await handleDelivery.call(this);
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.

@@ -10,6 +10,7 @@ import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows }
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
+import { conversationChecks, conversationRestartCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
@@ -93,7 +94,7 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * what n8n copies into a retry), the shipped support bot, no secret leaks.
  */
 const SMOKE_CHECKS =
-	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears/;
+	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -139,6 +140,8 @@ export async function e2eSuite(options: {
 				missingTemplateWorkflow(credential),
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
+				...conversationWorkflows(credential),
+				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
 				bulkTextAfterRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId, RETRY_AFTER_REQUEST_HOOK),
@@ -190,9 +193,12 @@ export async function e2eSuite(options: {
 	}
 
 	const waitChecks = sendAndWaitChecks(stack);
+	const chatChecks = conversationChecks(stack);
+	const exampleChecks = orderConfirmationChecks(stack);
 	const checks: Check[] = [
-		// The timeout wait starts first and is checked last: n8n looks for due waits once a minute.
+		// The timeout waits start first and are checked last: n8n looks for due waits once a minute.
 		waitChecks[0],
+		chatChecks[0],
 		...(await runActionChecks(stack, mediaFile)),
 		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
@@ -201,7 +207,15 @@ export async function e2eSuite(options: {
 		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID) : []),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
+		// Started here, not first: the example's no-reply branch sends a message when n8n ends the wait (within
+		// a minute of its limit), which the checks above, counting what the sandbox got, must not see.
+		exampleChecks[0],
+		...chatChecks.slice(1, -1),
+		exampleChecks[1],
+		...(smoke ? [] : [conversationRestartCheck(stack, (line) => process.stdout.write(`# ${prefix}${line}\n`))]),
 		...waitChecks.slice(-1),
+		...chatChecks.slice(-1),
+		exampleChecks[2],
 	];
 	for (const check of checks) await runCheck(check);
 

@@ -20,6 +20,8 @@ export interface RunActionOptions {
 	retryOf?: RunResult;
 	/** Run the node's AI-tool variant (`…businessMessagingTool`), as n8n does for an agent's tool. */
 	asAiTool?: boolean;
+	/** The n8n the run belongs to (test/helpers/conversation.ts stands in for one). */
+	n8nUrl?: string;
 }
 
 /**
@@ -51,6 +53,7 @@ export async function runAction(
 		},
 		input: options.input,
 		retryOf: options.retryOf,
+		n8nUrl: options.n8nUrl,
 	});
 	assertNoSecrets('the action node’s output, error or logs', {
 		items: result.items,

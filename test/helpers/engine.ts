@@ -104,6 +104,8 @@ export interface RunNodeOptions {
 	 * saved execution data resumes at the failed node, the node taken from `node` above.
 	 */
 	retryOf?: RunResult;
+	/** The n8n the run belongs to (its webhook and waiting-webhook addresses); default http://localhost:5678. */
+	n8nUrl?: string;
 }
 
 export interface RunResult {
@@ -440,19 +442,20 @@ function credentialRefs(
 }
 
 /** What every node context needs from additionalData: credentials and n8n's URLs. */
-function baseAdditionalData(opts: Pick<RunNodeOptions, 'credentialTypes' | 'credentials'>) {
+function baseAdditionalData(opts: Pick<RunNodeOptions, 'credentialTypes' | 'credentials' | 'n8nUrl'>) {
+	const n8n = opts.n8nUrl ?? 'http://localhost:5678';
 	return {
 		credentialsHelper: new TestCredentialsHelper(opts.credentialTypes, { ...(opts.credentials ?? {}) }),
-		restApiUrl: 'http://localhost:5678/rest',
-		instanceBaseUrl: 'http://localhost:5678',
-		formBaseUrl: 'http://localhost:5678/form',
-		formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-		formTestBaseUrl: 'http://localhost:5678/form-test',
-		webhookBaseUrl: 'http://localhost:5678/webhook',
-		webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-		mcpBaseUrl: 'http://localhost:5678/mcp',
-		mcpTestBaseUrl: 'http://localhost:5678/mcp-test',
+		restApiUrl: `${n8n}/rest`,
+		instanceBaseUrl: n8n,
+		formBaseUrl: `${n8n}/form`,
+		formWaitingBaseUrl: `${n8n}/form-waiting`,
+		formTestBaseUrl: `${n8n}/form-test`,
+		webhookBaseUrl: `${n8n}/webhook`,
+		webhookWaitingBaseUrl: `${n8n}/webhook-waiting`,
+		webhookTestBaseUrl: `${n8n}/webhook-test`,
+		mcpBaseUrl: `${n8n}/mcp`,
+		mcpTestBaseUrl: `${n8n}/mcp-test`,
 		variables: {},
 		logAiEvent: () => {},
 		executeWorkflow: async () => {

@@ -20,6 +20,7 @@ export interface Sample {
 
 export const samples: Record<string, Sample> = {
 	'contact.getAll': { parameters: { returnAll: true } },
+	'message.askAndWaitForReply': { parameters: { phone: PHONE, text: 'Confirm?' } },
 	'message.sendAndWait': { parameters: { phone: PHONE, message: 'Approve?' } },
 	'message.sendMedia': {
 		parameters: { phone: PHONE, mediaType: 'document', binaryPropertyName: 'data' },
@@ -39,6 +40,8 @@ export const samples: Record<string, Sample> = {
  * and the item that sends message `n` to `to`.
  */
 export const sendSamples: Record<string, { parameters: INodeParameters; item: (to: string, n: number) => RunNodeInputItem }> = {
+	// Its wait is registered with a Business Messaging Trigger first: the tests run one (test/helpers/conversation.ts).
+	'message.askAndWaitForReply': { parameters: { phone: '={{ $json.to }}', text: 'Confirm order {{ $json.n }}?' }, item: (to, n) => ({ json: { to, n } }) },
 	'message.sendAndWait': { parameters: { phone: '={{ $json.to }}', message: 'Approve?' }, item: (to, n) => ({ json: { to, n } }) },
 	'message.sendMedia': {
 		parameters: { phone: '={{ $json.to }}', mediaType: 'document', binaryPropertyName: 'data', caption: '={{ "file " + $json.n }}' },

@@ -58,17 +58,22 @@ export const DEFAULT_CREDENTIALS: ICredentialDataDecryptedObject = {
 };
 
 // NodeExecutionContext reads the instance id from here; the real InstanceSettings would create
-// n8n's settings folder in the home directory.
-Container.set(InstanceSettings, {
-	instanceId: 'webhook-harness',
-	hmacSignatureSecret: 'webhook-harness',
-} as unknown as InstanceSettings);
+// n8n's settings folder in the home directory. With the engine harness loaded too (it points n8n at a
+// temporary user folder first), n8n's real one serves both.
+if (!process.env.N8N_USER_FOLDER) {
+	Container.set(InstanceSettings, {
+		instanceId: 'webhook-harness',
+		hmacSignatureSecret: 'webhook-harness',
+	} as unknown as InstanceSettings);
+}
 
 export interface WebhookRequest {
 	/** Header names in any case; n8n (express) sees them lowercased. */
 	headers: Record<string, string | string[] | undefined>;
 	/** The bytes on the wire. */
 	body: Buffer | string;
+	/** The request's path (default the trigger's production path); `/webhook/business-messaging-replies` for the waits webhook. */
+	path?: string;
 }
 
 export interface TriggerSetup {
@@ -361,8 +366,12 @@ export class TriggerHarness {
 		// n8n reads the body before calling a version 1 node; for later versions only when it parses the
 		// content type, leaving `readRawBody()` to the node (n8n/dist/webhooks/webhook-helpers.js, parseRequestBody).
 		const bodyReadByN8n = typeVersion === 1 || isParsedByN8n(contentType);
+		const path = request.path ?? `/webhook/${node.webhookId}/webhook`;
 		const req: Record<string, unknown> = {
 			method: 'POST',
+			path,
+			url: path,
+			originalUrl: path,
 			headers,
 			body: bodyReadByN8n ? parsed.body : undefined,
 			rawBody: bodyReadByN8n ? rawBody : undefined,

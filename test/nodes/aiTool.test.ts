@@ -110,12 +110,11 @@ describe('as an AI agent’s tool: Allowed Recipients', () => {
 });
 
 describe('as an AI agent’s tool: the operations it may do', () => {
-	it('refuses Send and Wait for Response (the agent would wait on a person), sending nothing', async () => {
-		const result = await runAction(
-			sandbox,
-			{ resource: 'message', operation: 'sendAndWait', phone: CUSTOMER, message: 'Approve?' },
-			{ asAiTool: true },
-		);
+	it.each([
+		['Send and Wait for Response', { operation: 'sendAndWait', message: 'Approve?' }],
+		['Ask and Wait for Chat Reply', { operation: 'askAndWaitForReply', text: 'Confirm?' }],
+	])('refuses %s (the agent would wait on a person), sending nothing', async (_name, parameters) => {
+		const result = await runAction(sandbox, { resource: 'message', phone: CUSTOMER, ...parameters }, { asAiTool: true });
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ error: 'Refused: not available to an AI agent', refused: true });
 		expect(sandbox.requests).toHaveLength(0);
@@ -146,8 +145,8 @@ describe('as an AI agent’s tool: what the editor offers', () => {
 			.visible.filter((p) => p.name === 'operation')
 			.flatMap((p) => (p.options as Array<{ value: string }>).map((o) => o.value));
 
-	it('offers every message operation on the plain node, all but Send and Wait on the tool', () => {
-		expect(operations(new BusinessMessaging()).sort()).toEqual(['sendAndWait', 'sendMedia', 'sendText']);
+	it('offers every message operation on the plain node, all but the two that wait on the tool', () => {
+		expect(operations(new BusinessMessaging()).sort()).toEqual(['askAndWaitForReply', 'sendAndWait', 'sendMedia', 'sendText']);
 		expect(operations(toolVariant()).sort()).toEqual(['sendMedia', 'sendText']);
 	});
 

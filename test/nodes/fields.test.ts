@@ -154,6 +154,7 @@ describe('the node on the canvas and in its panel', () => {
 
 	it.each([
 		['message', 'sendAndWait', 'Send a message and wait for the answer'],
+		['message', 'askAndWaitForReply', 'Ask a question and wait for the chat reply'],
 		['message', 'sendText', 'Send a text message'],
 		['template', 'get', 'Get a message template by ID'],
 		['order', 'update', 'Update the status or details of an order'],
@@ -167,7 +168,7 @@ describe('the node on the canvas and in its panel', () => {
 		expect(settings).toEqual(['Off', 'Send to Test Recipient', 'Dry Run']);
 		const notices = action.properties.filter((p) => p.type === 'notice' && /Test Mode/.test(p.displayName));
 		expect(notices).toHaveLength(1);
-		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] });
+		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait', 'askAndWaitForReply'] });
 		expect(testModeNoticeProblems(notices[0].displayName, settings)).toEqual([]);
 	});
 

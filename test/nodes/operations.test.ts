@@ -6,12 +6,17 @@
  * sample in test/helpers/operationSamples.ts fails here too: add one that reaches the service.
  */
 import { runAction } from '../helpers/actionNode';
+import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import { allOperations as operations, samples } from '../helpers/operationSamples';
 import { useSandbox } from '../helpers/useSandbox';
 import type { Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
+// The Business Messaging Trigger the waiting operations register with (test/helpers/conversation.ts).
+let standIn: TriggerStandIn;
+beforeAll(async () => (standIn = await startTriggerStandIn()));
+afterAll(async () => await standIn.stop());
 
 test('every operation of the node has a sample (test/helpers/operationSamples.ts)', () => {
 	expect(operations.map(([name]) => name).sort()).toEqual(Object.keys(samples).sort());
@@ -20,7 +25,7 @@ test('every operation of the node has a sample (test/helpers/operationSamples.ts
 test.each(operations)('%s declares that it sends exactly when it posts a message', async (name, operation) => {
 	const [resource, operationName] = name.split('.');
 	const { parameters, input } = samples[name];
-	await runAction(sandbox, { resource, operation: operationName, ...parameters }, { input });
+	await runAction(sandbox, { resource, operation: operationName, ...parameters }, { input, n8nUrl: standIn.url });
 	const requests = sandbox.requests.map((request) => `${request.method} ${request.path}`);
 	expect(requests.length).toBeGreaterThan(0);
 	const postsMessage = requests.some((request) => request.startsWith('POST /w/message/'));

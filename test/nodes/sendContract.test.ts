@@ -9,6 +9,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
+import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import { allOperations, sendSamples } from '../helpers/operationSamples';
 import { useSandbox, useSandboxProcess } from '../helpers/useSandbox';
 import type { RecordedRequest, Sandbox } from '../../tools/sandbox';
@@ -18,6 +19,12 @@ useSandbox((started) => (sandbox = started));
 
 // For pacing, the service in its own process: it notes each arrival when it comes, whatever n8n's thread is doing.
 const service = useSandboxProcess();
+
+// The Business Messaging Trigger that an operation waiting for a chat reply registers with, behind the n8n
+// every run belongs to (test/helpers/conversation.ts).
+let standIn: TriggerStandIn;
+beforeAll(async () => (standIn = await startTriggerStandIn()));
+afterAll(async () => await standIn.stop());
 
 const CUSTOMER_A = '+4915100000001';
 const CUSTOMER_B = '+4915100000002';
@@ -45,7 +52,7 @@ async function send(
 	return await runAction(
 		to,
 		{ resource, operation, ...parameters, ...extra },
-		{ ...options, input: recipients.map((to, n) => item(to, n)) },
+		{ n8nUrl: standIn.url, ...options, input: recipients.map((to, n) => item(to, n)) },
 	);
 }
 const recipientsFor = (kind: string) => (kind === 'sendAndWait' ? [CUSTOMER_A] : [CUSTOMER_A, CUSTOMER_B]);

@@ -18,6 +18,7 @@ import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflo
 import { expectExecutionCount, signWebhookBody } from '../e2e/checks/trigger';
 import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
+import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -64,6 +65,8 @@ async function main(): Promise<number> {
 				orderWorkflow(credential),
 				replyWorkflow(credential, { id: 'queueReply', name: 'Queue: trigger, reply to incoming messages', webhookId: REPLY_HOOK }),
 				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
+				conversationTriggerWorkflow(credential),
+				askWorkflow(credential, 'Any', {}),
 			],
 			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
 			activate: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
@@ -78,7 +81,7 @@ async function main(): Promise<number> {
 	const secret = sandbox.credentials.webhookSecret;
 	const byName = (prefix: string): Workflow => s.workflows.find((w) => w.name.startsWith(prefix))!;
 	const urlsOf = (webhookId: string) => s.webhooks.map((w) => `${w.baseUrl}${triggerProductionPath(webhookId)}`);
-	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK)]) await waitForWebhook(url, 60_000);
+	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK), ...urlsOf(CONVERSATION_TRIGGER_HOOK)]) await waitForWebhook(url, 60_000);
 
 	const checks: Check[] = [
 		{
@@ -214,6 +217,27 @@ async function main(): Promise<number> {
 				list = await expectExecutions(n8n, workflow.id, perCopy + retries.length);
 				assertEqual(passed(list).length, DEDUP_EVENTS, 'runs past the guard after the retries');
 				assertEqual((await sandbox.messages()).length - messagesBefore, DEDUP_EVENTS, 'replies after the retries');
+			},
+		},
+		{
+			name: 'conversations: questions asked on the worker are resumed on the worker by the customer’s reply, delivered to the other webhook process and to the first; the trigger’s workflow does not start for them',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const ask = byName('E2E: ask and wait for chat reply (Any)');
+				const trigger = byName('E2E: conversations trigger');
+				const [first, second] = s.webhooks;
+				const [toFirst, toSecond] = urlsOf(CONVERSATION_TRIGGER_HOOK);
+				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
+				// Each question asked through one webhook process, its reply delivered to the other.
+				const a = await askCustomer(s, ask, newCustomer(), 'A', first.baseUrl);
+				const b = await askCustomer(s, ask, newCustomer(), 'B', second.baseUrl);
+				const deliveries = await Promise.all([customerWrites(s, a.phone, 'reply to A', undefined, toSecond), customerWrites(s, b.phone, 'reply to B', undefined, toFirst)]);
+				assertEqual(deliveries.map((d) => [d.state, d.attempts.length, d.attempts[0]?.status]), [['delivered', 1, 200], ['delivered', 1, 200]], 'the replies’ deliveries');
+				const runs = [await settledRun(n8n, a), await settledRun(n8n, b)];
+				assertEqual(runs.map((r) => r.status), ['success', 'success'], 'the resumed runs');
+				assertEqual(runs.map((r) => (askOutput(r).reply as { body?: string }).body), ['reply to A', 'reply to B'], 'each run’s reply');
+				assertRanOnWorker(s, [a.executionId, b.executionId]);
+				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');
 			},
 		},
 		{

@@ -124,7 +124,7 @@ describe('seeded templates', () => {
 		expect(Object.keys(statuses).sort()).toEqual(['APPROVED', 'PENDING', 'REJECTED']);
 		expect(statuses.APPROVED).toBeGreaterThan(statuses.PENDING + statuses.REJECTED);
 		expect(Object.keys(count((t) => t.category)).sort()).toEqual(['AUTHENTICATION', 'MARKETING', 'UTILITY']);
-		expect(Object.keys(count((t) => t.name.replace(/_\d+$/, ''))).sort()).toEqual(['order_update', 'otp_code', 'payment_reminder', 'promo_offer', 'shipping_notice', 'welcome']);
+		expect(Object.keys(count((t) => t.name.replace(/_\d+$/, ''))).sort()).toEqual(['order_confirmation', 'order_update', 'otp_code', 'payment_reminder', 'promo_offer', 'shipping_notice', 'welcome']);
 		expect(Object.keys(count((t) => t.language)).length).toBeGreaterThanOrEqual(4);
 		// Variety within each kind, not only across kinds.
 		for (const kind of ['order_update', 'otp_code', 'promo_offer']) {

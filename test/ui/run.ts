@@ -24,6 +24,7 @@ import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
 import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
+import { askRefusedInEditor, conversationUiWorkflows, OTHER_SECRET_CREDENTIAL } from './conversations';
 import { answeredByHint, creatorEntry, placeholderLabelsWhole, spacesOnlyError, testModeNotice, triggerNoticeAndSubtitle, unreachableCredential } from './issue33';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
@@ -65,7 +66,7 @@ async function main(): Promise<number> {
 			dir,
 			owner: OWNER,
 			log: (line) => process.stdout.write(`# ${line}\n`),
-			extraCredentials: { [DRY_RUN_CREDENTIAL]: { testMode: 'dryRun' }, [BUSINESS_CREDENTIAL]: { businessName: BUSINESS_NAME } },
+			extraCredentials: { [DRY_RUN_CREDENTIAL]: { testMode: 'dryRun' }, [BUSINESS_CREDENTIAL]: { businessName: BUSINESS_NAME }, [OTHER_SECRET_CREDENTIAL]: { webhookSecret: 'another-dashboard-secret' } },
 			workflows: ({ credential, extraCredentials }) => [
 				chain('uiSend', 'UI: send text', [
 					manualTrigger(),
@@ -120,9 +121,10 @@ async function main(): Promise<number> {
 				chain('uiTwoEvents', 'UI: a trigger for two events', [
 					node('Two Events', TRIGGER_TYPE, 2, { events: ['message.received', 'order.created'], options: {} }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: webhookIdFor('ui-two-events') }),
 				]),
+				...conversationUiWorkflows(credential, extraCredentials[OTHER_SECRET_CREDENTIAL]),
 			],
-			// Send Test Event runs on request through its Webhook node.
-			publish: (workflows) => [workflows[6].id],
+			// Send Test Event runs on request through its Webhook node; the trigger that resumes waiting runs.
+			publish: (workflows) => [workflows[6].id, ...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger')).map((w) => w.id)],
 			// The answer page's questions start through their Webhook nodes.
 			activate: (workflows) => workflows.filter((w) => w.name.includes('send and wait')).map((w) => w.id),
 		});
@@ -298,6 +300,15 @@ async function main(): Promise<number> {
 		await byTestId('execute-workflow-button').click();
 		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
+	});
+
+	const asking = named('UI: ask and wait for chat reply');
+	await run('Ask and Wait for Chat Reply whose trigger has another Webhook Secret: the panel says what to set up, nothing is sent', async () => {
+		await askRefusedInEditor(page, stack!, asking, 'The Business Messaging Trigger that resumes waiting runs uses another Webhook Secret', /need the same Webhook Secret .*Nothing was sent\./);
+	});
+	await run('Ask and Wait for Chat Reply with no active trigger resuming waiting runs: the panel says what to set up and where, nothing is sent', async () => {
+		await n8n.deactivate(named('E2E: conversations trigger (Resume Waiting Runs)').id);
+		await askRefusedInEditor(page, stack!, asking, 'No Business Messaging Trigger on this n8n resumes waiting runs', /turn on Resume Waiting Runs, and activate \(publish\) the workflow\. Nothing was sent\./);
 	});
 
 	await run('Send and Wait answer page on a phone: the question and who asks (Business Name, or Asked By) above the buttons; after Approve, what was approved', async () => {

@@ -310,7 +310,8 @@ export class N8n {
 			env: this.env({
 				...portEnv,
 				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-				WEBHOOK_URL: `${this.baseUrl}/`,
+				// Its own address unless set (queue mode: the address in front of the webhook processes).
+				WEBHOOK_URL: this.extraEnv.WEBHOOK_URL ?? `${this.baseUrl}/`,
 				N8N_EDITOR_BASE_URL: `${this.baseUrl}/`,
 			}),
 			logFile: this.logFile,

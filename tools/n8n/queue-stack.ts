@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type N8n, n8nId } from './n8n';
+import { freePort } from './proc';
 import { installQueueServices, type Service, startPostgres, startRedis } from './services';
 import { type Stack, type StackOptions, startStack } from './stack';
 
@@ -38,6 +39,9 @@ export async function startQueueStack(options: Omit<StackOptions, 'env' | 'proce
 	let redis: Service | undefined;
 	try {
 		redis = await startRedis(join(options.dir, 'redis.log'));
+		// n8n's public webhook address (WEBHOOK_URL), the same for every process as behind a load balancer:
+		// here the first webhook process. Resume addresses made on the worker point there.
+		const webhookPort = await freePort();
 		const queueEnv = {
 			...postgres.env,
 			...redis.env,
@@ -45,13 +49,14 @@ export async function startQueueStack(options: Omit<StackOptions, 'env' | 'proce
 			// The load balancer sends /webhook/ to the webhook processes only.
 			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
 			N8N_CONCURRENCY_PRODUCTION_LIMIT: String(WORKER_CONCURRENCY),
+			WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`,
 		};
 		const stack = await startStack({
 			...options,
 			env: queueEnv,
 			otherCredentials: [redisCredentialEntry(redis.port)],
 			processes: [
-				{ name: 'webhook-1', command: 'webhook' },
+				{ name: 'webhook-1', command: 'webhook', port: webhookPort },
 				{ name: 'webhook-2', command: 'webhook' },
 				{ name: 'worker', command: 'worker' },
 			],

@@ -120,6 +120,11 @@ export class SandboxProcess {
 		return (await this.call<{ id: string }>('POST', '/deliver', options)).id;
 	}
 
+	/** Plays the customer: a signed message.received from `from` (to the sandbox's sender number unless `to`). The delivery's id. */
+	async customerMessage(message: { from: string; body: string; to?: string; url?: string }): Promise<string> {
+		return (await this.call<{ id: string }>('POST', '/customer-message', message)).id;
+	}
+
 	async delivery(id: string): Promise<Delivery> {
 		return (await this.call<{ data: Delivery }>('GET', `/deliveries/${id}`)).data;
 	}

@@ -44,7 +44,7 @@ export interface StackOptions {
 	/** This package already packed (a suite starting a second stack): installed as is, not built again. */
 	tarball?: string;
 	/** More n8n processes on the same user folder, started once the main process is ready (queue mode). */
-	processes?: Array<{ name: string; command: N8nCommand }>;
+	processes?: Array<{ name: string; command: N8nCommand; port?: number }>;
 }
 
 export interface Stack {
@@ -92,7 +92,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 	const home = join(options.dir, 'n8n');
 	const n8n = new N8n({ installDir, home, owner: options.owner, port: options.n8nPort ?? (await freePort()), env: options.env });
 	const processes = (options.processes ?? []).map(
-		(p) => new N8n({ installDir, home, owner: options.owner, encryptionKey: n8n.encryptionKey, env: options.env, name: p.name }),
+		(p) => new N8n({ installDir, home, owner: options.owner, encryptionKey: n8n.encryptionKey, env: options.env, name: p.name, port: p.port }),
 	);
 	const stop = async () => {
 		await Promise.all(processes.map((p) => p.stop()));

@@ -191,13 +191,13 @@ export function httpRequestWorkflow(credential: CredentialRef, baseUrl: string, 
  */
 export function replyWorkflow(
 	credential: CredentialRef,
-	options: { id?: string; name?: string; webhookId?: string; events?: string[] } = {},
+	options: { id?: string; name?: string; webhookId?: string; events?: string[]; resumeWaitingRuns?: boolean } = {},
 ): Workflow {
 	const trigger = node(
 		'Business Messaging Trigger',
 		TRIGGER_TYPE,
 		1,
-		{ events: options.events ?? ['*'], options: {} },
+		{ events: options.events ?? ['*'], ...(options.resumeWaitingRuns ? { resumeWaitingRuns: true } : {}), options: {} },
 		{ credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: options.webhookId ?? webhookIdFor('e2e-trigger') },
 	);
 	const isMessage = node('Is Incoming Message?', 'n8n-nodes-base.if', 2.2, {

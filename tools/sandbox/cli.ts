@@ -65,6 +65,7 @@ Control API (unsigned):
   curl -X POST ${c.baseUrl}/_sandbox/webhook-url -d '{"url":"http://127.0.0.1:5678/webhook/..."}'
   curl -X POST ${c.baseUrl}/_sandbox/verify -d '{}'
   curl -X POST ${c.baseUrl}/_sandbox/deliver -d '{"event":"order.status.updated"}'
+  curl -X POST ${c.baseUrl}/_sandbox/customer-message -d '{"from":"+15551234567","body":"YES"}'
   curl ${c.baseUrl}/_sandbox/deliveries
   curl -X POST ${c.baseUrl}/_sandbox/reset
 `);

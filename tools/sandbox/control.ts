@@ -96,6 +96,22 @@ async function answerFor(sb: Sandbox, req: IncomingMessage, path: string, rawQue
 		});
 		return done({ id: d.id, data: { id: d.id } });
 	}
+	if (method === 'POST' && path === '/customer-message') {
+		// The sandbox plays the customer: a signed message.received from `from` to the sender number.
+		const b = await jsonBody(req);
+		if (typeof b.from !== 'string' || !/^\+?\d{7,15}$/.test(b.from)) return fail(400, 'from must be a phone number.');
+		if (typeof b.body !== 'string') return fail(400, 'body is required.');
+		if (b.to !== undefined && typeof b.to !== 'string') return fail(400, 'to must be a phone number.');
+		if (!b.url && !sb.webhookUrl) return fail(422, 'No webhook URL is configured.');
+		const d = sb.customerMessage({
+			from: b.from,
+			body: b.body,
+			to: b.to as string | undefined,
+			type: typeof b.type === 'string' ? b.type : undefined,
+			url: typeof b.url === 'string' ? b.url : undefined,
+		});
+		return done({ id: d.id, data: { id: d.id, body: d.body } });
+	}
 	if (method === 'GET' && path === '/deliveries') return done({ data: sb.deliveries.map(deliveryJson) });
 	if (method === 'GET' && (m = /^\/deliveries\/([^/]+)$/.exec(path))) {
 		const d = sb.deliveries.find((x) => x.id === m![1]);

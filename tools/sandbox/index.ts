@@ -13,7 +13,7 @@ import { FaultQueue, faultMessage, type FaultSpec } from './faults';
 import { BodyTooLarge, fail, readBody, send, sendJson } from './http-util';
 import { seed, type Order, type SeedData } from './seed';
 import { checkRequestAuth, type MultipartSigning } from './signing';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, WebhookEngine, type Delivery, type DeliverOptions, type VerifyResult } from './webhooks';
+import { customerMessageData, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, WebhookEngine, type CustomerMessage, type Delivery, type DeliverOptions, type VerifyResult } from './webhooks';
 
 export type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
 import type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
@@ -25,6 +25,8 @@ export { REQUEST_TIMESTAMP_TOLERANCE_S, signWebhook, type MultipartSigning } fro
 export {
 	DEFAULT_RETRY_DELAYS_MS,
 	EVENT_TYPES,
+	SANDBOX_SENDER_PHONE,
+	type CustomerMessage,
 	WEBHOOK_MAX_ATTEMPTS,
 	WEBHOOK_RETRIES,
 	sampleEventData,
@@ -114,6 +116,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	let data: SeedData = seed(sizes);
 	let webhookUrl = opts.webhookUrl;
 	let messageSeq = 0;
+	let inboundSeq = 0;
 	let requestSeq = 0;
 	const requests: RecordedRequest[] = [];
 	const messages: SentMessage[] = [];
@@ -269,6 +272,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		},
 		verifyWebhook: (u) => engine.verify(u),
 		deliver: (o) => engine.deliver(o),
+		customerMessage: (m) =>
+			engine.deliver({ event: 'message.received', url: m.url, data: customerMessageData(m, `wamid.in.${++inboundSeq}`, new Date(now()).toISOString()) }),
 		stop: async () => {
 			stopping.abort();
 			await engine.close();

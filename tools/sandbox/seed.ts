@@ -140,7 +140,32 @@ const KINDS: Kind[] = [
 
 const LANGUAGES = ['en_US', 'es', 'pt_BR', 'de', 'fr', 'en_GB', 'ar'];
 
+/**
+ * The conversation example's template (examples/order-confirmation.json): an order confirmation whose
+ * quick-reply buttons are YES and NO. It takes the place of the generated template with this id.
+ */
+export const ORDER_CONFIRMATION_TEMPLATE_ID = 250;
+
+function orderConfirmation(id: number): Template {
+	const created = SEED_BASE_MS + id * HOUR;
+	return {
+		id,
+		name: 'order_confirmation',
+		language: 'en_US',
+		status: 'APPROVED',
+		category: 'UTILITY',
+		components: [
+			{ type: 'HEADER', format: 'TEXT', text: 'Order confirmation' },
+			{ type: 'BODY', text: 'Your order {{1}} is ready: reply YES to confirm or NO to cancel.', example: { body_text: [['ORD-0042']] } },
+			{ type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'YES' }, { type: 'QUICK_REPLY', text: 'NO' }] },
+		],
+		created_at: iso(created),
+		updated_at: iso(created),
+	};
+}
+
 export function makeTemplate(id: number): Template {
+	if (id === ORDER_CONFIRMATION_TEMPLATE_ID) return orderConfirmation(id);
 	const kind = KINDS[(id - 1) % KINDS.length];
 	// Index within the kind, so every kind gets every status and placeholder count.
 	const k = Math.floor((id - 1) / KINDS.length);

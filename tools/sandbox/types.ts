@@ -2,7 +2,7 @@
 import type { ParsedMultipart, SentMessage } from './api';
 import type { FaultSpec } from './faults';
 import type { Order } from './seed';
-import type { Delivery, DeliverOptions, VerifyResult } from './webhooks';
+import type { CustomerMessage, Delivery, DeliverOptions, VerifyResult } from './webhooks';
 
 export interface SandboxCredentials {
 	baseUrl: string;
@@ -44,5 +44,7 @@ export interface Sandbox {
 	setWebhookUrl(url: string | undefined): void;
 	verifyWebhook(url?: string): Promise<VerifyResult>;
 	deliver(opts: DeliverOptions): Delivery;
+	/** Plays the customer: delivers a signed `message.received` from `from` (the sender number by default as `to`). */
+	customerMessage(message: CustomerMessage): Delivery;
 	stop(): Promise<void>;
 }

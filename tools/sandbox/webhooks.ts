@@ -35,7 +35,7 @@ export const EVENT_TYPES = [
 export function sampleEventData(event: string, isoNow: string): Record<string, unknown> {
 	switch (event) {
 		case 'message.received':
-			return { message_id: 'wamid.sample.1001', conversation_id: 501, from: '+15550001001', to: '+15559990000', type: 'text', body: 'Hello from the sandbox', timestamp: isoNow };
+			return { message_id: 'wamid.sample.1001', conversation_id: 501, from: '+15550001001', to: SANDBOX_SENDER_PHONE, type: 'text', body: 'Hello from the sandbox', timestamp: isoNow };
 		case 'message.status.updated':
 			return { message_id: 'wamid.sample.1001', status: 'delivered', timestamp: isoNow };
 		case 'conversation.created':
@@ -53,6 +53,36 @@ export function sampleEventData(event: string, isoNow: string): Record<string, u
 		default:
 			return {};
 	}
+}
+
+/** The sandbox's sender number as customers see it: the `to` of their messages (its phone_number_id is 100200300). */
+export const SANDBOX_SENDER_PHONE = '+15559990000';
+
+/** A customer writing to the business in the chat (the sandbox playing the customer). */
+export interface CustomerMessage {
+	/** The customer's number. */
+	from: string;
+	body: string;
+	/** The business number written to; default SANDBOX_SENDER_PHONE. */
+	to?: string;
+	/** Default `text`. */
+	type?: string;
+	/** Where to deliver; default the configured webhook URL. */
+	url?: string;
+}
+
+/** The `message.received` data of a customer's message, with the spec's fields. */
+export function customerMessageData(m: CustomerMessage, messageId: string, isoNow: string): Record<string, unknown> {
+	const digits = m.from.replace(/\D/g, '');
+	return {
+		message_id: messageId,
+		conversation_id: Number(digits.slice(-6)) || 1,
+		from: m.from,
+		to: m.to ?? SANDBOX_SENDER_PHONE,
+		type: m.type ?? 'text',
+		body: m.body,
+		timestamp: isoNow,
+	};
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'rejected';

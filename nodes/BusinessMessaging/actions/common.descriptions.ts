@@ -168,3 +168,25 @@ export const placeholderValuesField: INodeProperties = {
 	},
 	description: 'One value for each {{n}} of the template, listed per component (Header, Body, Button)',
 };
+
+/**
+ * Message: the text typed in, or an approved template's body (Template, then its Placeholder Values). Send
+ * Text and Ask and Wait for Chat Reply; each adds its own Text field, shown for `textSource` `text`.
+ */
+export function messageSourceFields(says: { text: string; template: string }): INodeProperties[] {
+	const forTemplate = { show: { textSource: ['template'] } };
+	return [
+		{
+			displayName: 'Message',
+			name: 'textSource',
+			type: 'options',
+			default: 'text',
+			options: [
+				{ name: 'Text', value: 'text', description: says.text },
+				{ name: 'From Template', value: 'template', description: says.template },
+			],
+		},
+		{ ...templateField, displayOptions: forTemplate },
+		{ ...placeholderValuesField, displayOptions: forTemplate },
+	];
+}

@@ -8,6 +8,7 @@ import type {
 import type { BinaryFile } from '../helpers/multipart';
 import type { RunState } from '../helpers/runState';
 import type { OutgoingMessage } from '../helpers/sendOnce';
+import type { TestMode } from '../helpers/testMode';
 import type { MessagePath } from '../transport';
 
 /**
@@ -75,12 +76,19 @@ export interface SendOperation {
 export interface Delivery {
 	recipient: string;
 	to: string;
+	/** The credential's Test Mode: in a dry run nothing is sent and nothing waits, so nothing should be prepared to wait. */
+	testMode: TestMode;
 }
 
 /** A question ready to go: its request and when the wait ends without an answer. */
 export interface PreparedQuestion {
 	request: MessageRequest;
 	waitUntil: Date;
+	/**
+	 * Called with the service's answer (its `data`) once the question is sent, before the execution is put
+	 * to wait (never in a dry run): what the wait keeps of the sent message.
+	 */
+	sent?: (answer: IDataObject) => void;
 }
 
 /**
@@ -103,8 +111,13 @@ export interface SendAndWaitOperation {
 	 */
 	ask: (run: RunState, delivery: Delivery) => Promise<PreparedQuestion>;
 	/**
-	 * The answer coming back through the node's own waiting webhook (Send and Wait for Response's link).
-	 * A wait that something else resumes (a reply in the chat, through the trigger) has none.
+	 * The answer coming back through the node's own waiting webhook (Send and Wait for Response's link,
+	 * or the reply the trigger hands to Ask and Wait for Chat Reply's resume address).
 	 */
 	webhook?: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+	/**
+	 * Whether the execution a webhook request resumes waits at this node for this operation (what the
+	 * node kept when it asked). The operation with a webhook and without this takes every other request.
+	 */
+	waitsHere?: (ctx: IWebhookFunctions) => boolean;
 }

@@ -11,7 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as contact from './contact';
 import * as message from './message';
-import type { Operation } from './operation';
+import type { Operation, SendAndWaitOperation } from './operation';
 import * as order from './order';
 import * as template from './template';
 import * as webhook from './webhook';
@@ -102,16 +102,20 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 }
 
 /**
- * The node's webhook: the answer link of the send-and-wait operation that is answered through it (Send
- * and Wait for Response). Not looked up by the node's own Operation: as before, any answer link that reaches this
- * node type is answered by it (n8n's human-review tool resumes through it too), and the link itself says
- * which question it answers (helpers/waitingQuestion.ts).
+ * The node's webhook: the resume address of the operation the execution waits for. Ask and Wait for
+ * Chat Reply says so from what it kept when it asked (`waitsHere`); every other request goes to Send and
+ * Wait for Response's answer link, as before: not looked up by the node's own Operation, since any answer
+ * link that reaches this node type is answered by it (n8n's human-review tool resumes through it too),
+ * and the link itself says which question it answers (helpers/waitingQuestion.ts).
  */
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	return await answerLink.call(this);
+	const waiting = waitingOperations.find((operation) => operation.waitsHere?.(this)) ?? answerLinkOperation;
+	return await waiting.webhook!.call(this);
 }
 
-const answerLink = Object.values(operationsByResource)
+const waitingOperations = Object.values(operationsByResource)
 	.flatMap((byName) => Object.values(byName))
-	.map((operation) => (operation.kind === 'sendAndWait' ? operation.webhook : undefined))
-	.find((webhook) => webhook !== undefined)!;
+	.filter((operation): operation is SendAndWaitOperation => operation.kind === 'sendAndWait' && operation.webhook !== undefined);
+
+/** The answer link: the waiting operation with a webhook of its own and no other way to tell its waits. */
+const answerLinkOperation = waitingOperations.find((operation) => !operation.waitsHere)!;

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkAllowedRecipient, runsAsAgentTool } from '../helpers/agentLimits';
@@ -39,14 +39,20 @@ async function sendRules(run: RunState): Promise<SendRules> {
 /** The recipient's field, written by the pipeline only. */
 const RECIPIENT_FIELD = 'phone';
 
+/** The request's fields with the recipient the pipeline chose, never one the operation wrote. */
+function addressed(request: MessageRequest, to: string): Record<string, string> {
+	const fields: Record<string, string> = { [RECIPIENT_FIELD]: to };
+	for (const [name, value] of Object.entries(request.fields)) if (name !== RECIPIENT_FIELD) fields[name] = value;
+	return fields;
+}
+
 /**
  * Sends one message request to `to`: the recipient field, the sender, the body (JSON, or multipart with
  * the item's file), then the dry run (signed, not sent) or the request itself at its turn.
  */
 async function deliver(run: RunState, itemIndex: number, request: MessageRequest, to: string, rules: SendRules): Promise<IDataObject> {
 	const sender = await getSender(run, itemIndex, true);
-	const fields: Record<string, string> = { [RECIPIENT_FIELD]: to };
-	for (const [name, value] of Object.entries(request.fields)) if (name !== RECIPIENT_FIELD) fields[name] = value;
+	const fields = addressed(request, to);
 	const options = { qs: { phone_number_id: sender }, itemIndex };
 	const withBody = request.file
 		? await multipartBody(run.ctx, itemIndex, fields, request.file).then(({ body, contentType }) => ({
@@ -146,11 +152,30 @@ export async function sendAndWait(run: RunState, operation: SendAndWaitOperation
 	const recipient = operation.recipientOf(run, 0);
 	if (runsAsAgentTool(ctx)) checkAllowedRecipient(run, 0, recipient);
 	const to = deliveryPhone(rules.testMode, recipient);
-	const question = await operation.ask(run, { recipient, to });
+	const question = await operation.ask(run, { recipient, to, testMode: rules.testMode.mode });
 	const answer = await deliver(run, 0, question.request, to, rules);
 	if (rules.testMode.mode === 'dryRun') {
 		return [[{ json: markTestMode(rules.testMode, { ...answer, answer: null }, recipient), pairedItem: { item: 0 } }]];
 	}
+	question.sent?.(answerData(answer));
 	await ctx.putExecutionToWait(question.waitUntil);
 	return [items];
+}
+
+/**
+ * A message a waiting node sends from its webhook to whoever it waits for (Ask and Wait for Chat Reply's
+ * re-ask, after a reply that is not an expected one), from the sender the question went from. The
+ * credential's Test Mode applies as it does now: the test recipient under a redirect, signed and not sent
+ * in a dry run. No pacing or guard: one message per reply received, in a run of its own.
+ */
+export async function sendFromWebhook(
+	run: RunState<IWebhookFunctions>,
+	request: MessageRequest,
+	recipient: string,
+	sender: string,
+): Promise<IDataObject> {
+	const testMode = testModeOf(run.ctx, await getCredential(run));
+	const options = { qs: { phone_number_id: sender }, body: addressed(request, deliveryPhone(testMode, recipient)) };
+	if (testMode.mode === 'dryRun') return await signMessageOnly(run, request.path, options);
+	return await postMessage(run, request.path, options);
 }

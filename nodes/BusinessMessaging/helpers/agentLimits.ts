@@ -23,6 +23,8 @@ const OFF_TOOL = { '@tool': [false] };
 const NOT_FOR_AGENTS: Record<string, string> = {
 	'message.sendAndWait':
 		'Send and Wait for Response pauses the whole run until a person answers, so an agent’s tool call would never return',
+	'message.askAndWaitForReply':
+		'Ask and Wait for Chat Reply pauses the whole run until the customer replies, so an agent’s tool call would never return',
 };
 
 /**

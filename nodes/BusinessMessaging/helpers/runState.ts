@@ -1,13 +1,13 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import type { Connection } from '../transport';
 import { type Gate, newGate } from './pacing';
 
 /**
  * What one execution of the node shares between its items, created by the router for each execution
- * (and by listSearch and resourceMapping for theirs). It ends with the execution: nothing here outlives it.
+ * (and by listSearch, resourceMapping and a waiting node's webhook for theirs). It ends with the execution: nothing here outlives it.
  */
-export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions = IExecuteFunctions>
+export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions = IExecuteFunctions>
 	implements Connection<Context>
 {
 	credentials?: Promise<ICredentialDataDecryptedObject>;

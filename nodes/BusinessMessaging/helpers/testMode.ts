@@ -1,4 +1,4 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { normalizePhone } from './validation';
@@ -16,7 +16,7 @@ export interface TestModeSetting {
 	recipient?: string;
 }
 
-export function testModeOf(ctx: IExecuteFunctions, credentials: ICredentialDataDecryptedObject): TestModeSetting {
+export function testModeOf(ctx: IExecuteFunctions | IWebhookFunctions, credentials: ICredentialDataDecryptedObject): TestModeSetting {
 	const mode = (credentials.testMode as TestMode | undefined) ?? 'off';
 	if (mode !== 'redirect') return { mode: mode === 'dryRun' ? 'dryRun' : 'off' };
 	const recipient = normalizePhone(String(credentials.testRecipient ?? '').trim());

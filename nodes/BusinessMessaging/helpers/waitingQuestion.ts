@@ -2,6 +2,7 @@ import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import type { Question } from './answerPage';
+import { keepInContext, keptInContext, readFromContext } from './nodeContext';
 
 /**
  * What a Send and Wait node asked, kept in the waiting execution (the node's context, saved with the
@@ -56,34 +57,14 @@ export function askQuestion(ctx: IExecuteFunctions, phone: string, question: Que
 	const link = ctx.getSignedResumeUrl({ [KEY_PARAM]: key });
 	(ctx as IExecuteFunctions & { setSignatureValidationRequired?: () => void }).setSignatureValidationRequired?.();
 	const waiting: WaitingQuestion = { key, query: sortedQuery(new URL(link).searchParams), phone, question };
-	const context = ctx.getContext('node');
-	const previous = parsed<WaitingQuestion>(context[CONTEXT_FIELD]);
+	const previous = keptInContext<WaitingQuestion>(ctx, CONTEXT_FIELD);
 	if (previous) {
 		const { message, askedBy } = previous.question;
 		const earlier: EarlierQuestion = { key: previous.key, question: { message: message.slice(0, EARLIER_CHARS), askedBy } };
-		context[EARLIER_FIELD] = JSON.stringify([earlier, ...(parsed<EarlierQuestion[]>(context[EARLIER_FIELD]) ?? [])].slice(0, EARLIER_KEPT));
+		keepInContext(ctx, EARLIER_FIELD, [earlier, ...(keptInContext<EarlierQuestion[]>(ctx, EARLIER_FIELD) ?? [])].slice(0, EARLIER_KEPT));
 	}
-	context[CONTEXT_FIELD] = JSON.stringify(waiting);
+	keepInContext(ctx, CONTEXT_FIELD, waiting);
 	return link;
-}
-
-function parsed<T>(raw: unknown): T | undefined {
-	try {
-		return typeof raw === 'string' && raw ? (JSON.parse(raw) as T) : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
-/** A field of this node's context in the waiting execution, read back through n8n's expression. */
-function contextField<T>(ctx: IWebhookFunctions, field: string): T | undefined {
-	// Braces escaped so that a node name holding `}}` cannot end the expression early.
-	const quoted = (text: string) => JSON.stringify(text).replace(/[{}]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
-	try {
-		return parsed<T>(ctx.evaluateExpression(`{{ $node[${quoted(ctx.getNode().name)}].context[${quoted(field)}] }}`));
-	} catch {
-		return undefined;
-	}
 }
 
 export type LinkCheck =
@@ -96,12 +77,12 @@ export type LinkCheck =
  * link whose query differs from the one n8n signed (signature removed or changed, `to` or anything added).
  */
 export function checkLink(ctx: IWebhookFunctions): LinkCheck {
-	const waiting = contextField<WaitingQuestion>(ctx, CONTEXT_FIELD);
+	const waiting = readFromContext<WaitingQuestion>(ctx, CONTEXT_FIELD);
 	const req = ctx.getRequestObject();
 	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://link').searchParams;
 	const key = params.get(KEY_PARAM) ?? '';
 	if (!waiting || !sameText(key, waiting.key)) {
-		const earlier = contextField<EarlierQuestion[]>(ctx, EARLIER_FIELD)?.find((e) => sameText(key, e.key));
+		const earlier = readFromContext<EarlierQuestion[]>(ctx, EARLIER_FIELD)?.find((e) => sameText(key, e.key));
 		return { ok: false, status: 410, earlier: earlier?.question };
 	}
 	if (!sameText(sortedQuery(params), waiting.query)) return { ok: false, status: 401 };

@@ -6,6 +6,7 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	INodeCredentialsDetails,
+	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
@@ -17,7 +18,7 @@ import { signRequest } from '../../../credentials/signing';
  * What the transport keeps for one execution of the node (helpers/runState.ts holds it, with more): the
  * context, the credential read once, and the 429 back-off every request of the run shares.
  */
-export interface Connection<Context extends IExecuteFunctions | ILoadOptionsFunctions = IExecuteFunctions> {
+export interface Connection<Context extends IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions = IExecuteFunctions> {
 	readonly ctx: Context;
 	/**
 	 * The credential, read once: n8n loads and decrypts it on every `getCredentials` call, which cost more
@@ -43,7 +44,8 @@ const MAX_ATTEMPTS = 4;
 const BACKOFF_MS = [500, 1000, 2000];
 const MAX_RETRY_AFTER_MS = 60_000;
 
-type Context = IExecuteFunctions | ILoadOptionsFunctions;
+/** A waiting node's webhook sends too: Ask and Wait for Chat Reply's re-ask (actions/send.ts). */
+type Context = IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions;
 export type AnyConnection = Connection<Context>;
 
 /**

@@ -4,12 +4,18 @@ import type { Operation } from '../operation';
 
 import { operationsOffered } from '../../helpers/agentLimits';
 
+import * as askAndWait from './askAndWait.operation';
 import * as sendAndWait from './sendAndWait.operation';
 import * as sendMedia from './sendMedia.operation';
 import * as sendText from './sendText.operation';
 
 /** The operations of this resource, by the value of its Operation field. */
-export const operations: Record<string, Operation> = { sendAndWait: sendAndWait.operation, sendMedia: sendMedia.operation, sendText: sendText.operation };
+export const operations: Record<string, Operation> = {
+	askAndWaitForReply: askAndWait.operation,
+	sendAndWait: sendAndWait.operation,
+	sendMedia: sendMedia.operation,
+	sendText: sendText.operation,
+};
 
 export const description: INodeProperties[] = [
 	...operationsOffered('message', {
@@ -19,6 +25,12 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['message'] } },
 		options: [
+			{
+				name: 'Ask and Wait for Chat Reply',
+				value: 'askAndWaitForReply',
+				description: 'Send a question (text or template) and pause the workflow until the customer replies in the chat',
+				action: 'Ask a question and wait for the chat reply',
+			},
 			{
 				name: 'Send and Wait for Response',
 				value: 'sendAndWait',
@@ -48,9 +60,10 @@ export const description: INodeProperties[] = [
 		name: 'testModeNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait'] } },
+		displayOptions: { show: { resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait', 'askAndWaitForReply'] } },
 	},
 	...sendText.operation.description,
 	...sendMedia.operation.description,
 	...sendAndWait.operation.description,
+	...askAndWait.operation.description,
 ];

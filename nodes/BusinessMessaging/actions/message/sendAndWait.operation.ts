@@ -36,6 +36,61 @@ export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const
 
 const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
 
+/** Options → Limit Wait Time, shared by the operations that wait (checked by `waitUntilOf`). */
+export const limitWaitTimeOption: INodeProperties = {
+	displayName: 'Limit Wait Time',
+	name: 'limitWaitTime',
+	type: 'fixedCollection',
+	default: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },
+	description:
+		'When no answer came by then, the workflow goes on with the item this node received, without an answer',
+	options: [
+		{
+			displayName: 'Values',
+			name: 'values',
+			values: [
+				{
+					displayName: 'Limit Type',
+					name: 'limitType',
+					type: 'options',
+					options: [
+						{ name: 'After Time Interval', value: 'afterTimeInterval' },
+						{ name: 'At Specified Time', value: 'atSpecifiedTime' },
+					],
+					default: 'afterTimeInterval',
+				},
+				{
+					displayName: 'Amount',
+					name: 'resumeAmount',
+					type: 'number',
+					typeOptions: { minValue: 0, numberPrecision: 2 },
+					default: 1,
+					displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+				},
+				{
+					displayName: 'Unit',
+					name: 'resumeUnit',
+					type: 'options',
+					options: [
+						{ name: 'Minutes', value: 'minutes' },
+						{ name: 'Hours', value: 'hours' },
+						{ name: 'Days', value: 'days' },
+					],
+					default: 'hours',
+					displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+				},
+				{
+					displayName: 'Max Date and Time',
+					name: 'maxDateAndTime',
+					type: 'dateTime',
+					default: '',
+					displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+				},
+			],
+		},
+	],
+};
+
 const show = { responseType: ['approval'] };
 
 const properties: INodeProperties[] = [
@@ -105,59 +160,7 @@ const properties: INodeProperties[] = [
 	{
 		...optionsField,
 		options: [
-			{
-				displayName: 'Limit Wait Time',
-				name: 'limitWaitTime',
-				type: 'fixedCollection',
-				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 1, resumeUnit: 'hours' } },
-				description:
-					'When no answer came by then, the workflow goes on with the item this node received, without an answer',
-				options: [
-					{
-						displayName: 'Values',
-						name: 'values',
-						values: [
-							{
-								displayName: 'Limit Type',
-								name: 'limitType',
-								type: 'options',
-								options: [
-									{ name: 'After Time Interval', value: 'afterTimeInterval' },
-									{ name: 'At Specified Time', value: 'atSpecifiedTime' },
-								],
-								default: 'afterTimeInterval',
-							},
-							{
-								displayName: 'Amount',
-								name: 'resumeAmount',
-								type: 'number',
-								typeOptions: { minValue: 0, numberPrecision: 2 },
-								default: 1,
-								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
-							},
-							{
-								displayName: 'Unit',
-								name: 'resumeUnit',
-								type: 'options',
-								options: [
-									{ name: 'Minutes', value: 'minutes' },
-									{ name: 'Hours', value: 'hours' },
-									{ name: 'Days', value: 'days' },
-								],
-								default: 'hours',
-								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
-							},
-							{
-								displayName: 'Max Date and Time',
-								name: 'maxDateAndTime',
-								type: 'dateTime',
-								default: '',
-								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
-							},
-						],
-					},
-				],
-			},
+			limitWaitTimeOption,
 			{
 				displayName: 'Asked By',
 				name: 'askedBy',

@@ -6,14 +6,7 @@ import { itemParameter } from '../../helpers/itemParameter';
 import { phoneFieldRecipient } from '../../helpers/recipient';
 import { renderItemTemplate } from '../../helpers/templates';
 import { checkNotEmpty } from '../../helpers/validation';
-import {
-	placeholderValuesField,
-	RECIPIENT_HINT,
-	recipientField,
-	sendOptionsField,
-	senderField,
-	templateField,
-} from '../common.descriptions';
+import { messageSourceFields, RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { MessageContent, Operation } from '../operation';
 
@@ -21,22 +14,10 @@ const properties: INodeProperties[] = [
 	{ ...senderField },
 	...filledByModel(recipientField, RECIPIENT_HINT),
 	allowedRecipientsField,
-	{
-		displayName: 'Message',
-		name: 'textSource',
-		type: 'options',
-		default: 'text',
-		options: [
-			{ name: 'Text', value: 'text', description: 'Send the text you enter' },
-			{
-				name: 'From Template',
-				value: 'template',
-				description: 'Send the body of an approved template, its placeholders filled',
-			},
-		],
-	},
-	{ ...templateField, displayOptions: { show: { textSource: ['template'] } } },
-	{ ...placeholderValuesField, displayOptions: { show: { textSource: ['template'] } } },
+	...messageSourceFields({
+		text: 'Send the text you enter',
+		template: 'Send the body of an approved template, its placeholders filled',
+	}),
 	...filledByModel(
 		{
 			displayName: 'Text',

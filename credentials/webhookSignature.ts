@@ -1,11 +1,27 @@
+/**
+ * The service's webhook signature, in one place: the trigger checks every delivery with it, and the
+ * asking operation (Ask and Wait for Chat Reply) checks the reply the trigger hands on, and signs what it
+ * tells the trigger, with the same credential's Webhook Secret. It sits beside the credential so both
+ * nodes import it without one node's folder reaching into the other's.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-import type { RefusalReason } from './refusals';
+/** The service's webhook headers (spec, Events), as n8n hands them over: lowercased. */
+export const SIGNATURE_HEADER = 'x-service-webhook-signature';
+export const TIMESTAMP_HEADER = 'x-service-webhook-timestamp';
+
+/** Why a signature check fails: each is one of the trigger's refusal reasons (its refusals.ts). */
+export type SignatureRefusal =
+	| 'missing signature'
+	| 'missing timestamp'
+	| 'invalid timestamp'
+	| 'timestamp outside tolerance'
+	| 'invalid signature';
 
 /** The spec's tolerance: reject when the header timestamp is more than this far from now, either way. */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
-export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: RefusalReason };
+export type SignatureCheck = { valid: true; timestamp: string } | { valid: false; reason: SignatureRefusal };
 
 /**
  * Header forms accepted, decided here and nowhere else:
@@ -44,10 +60,15 @@ export function verifySignature(
 		return { valid: false, reason: 'invalid signature' };
 	}
 	const received = Buffer.from(match[1].toLowerCase(), 'hex');
-	const expected = createHmac('sha256', secret).update(`${timestampHeader}.`).update(rawBody).digest();
+	const expected = Buffer.from(signWebhookBody(secret, timestampHeader, rawBody), 'hex');
 	// Both are 32 bytes here (the form check guarantees it), as timingSafeEqual requires.
 	if (!timingSafeEqual(received, expected)) {
 		return { valid: false, reason: 'invalid signature' };
 	}
 	return { valid: true, timestamp: timestampHeader };
+}
+
+/** The signature of `timestamp.body`, lowercase hex, as the service sends it. */
+export function signWebhookBody(secret: string, timestamp: string, rawBody: string | Buffer): string {
+	return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }

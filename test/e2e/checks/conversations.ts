@@ -1,0 +1,600 @@
+/**
+ * Message → Ask and Wait for Chat Reply in a real n8n, with the sandbox playing the customer: the
+ * question goes out, the customer's reply (a signed message.received the sandbox delivers to the
+ * trigger with Resume Waiting Runs on) resumes the asking run with the reply, and the trigger's own
+ * workflow does not start for it. What a user sees is read from the executions n8n saved.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { type ExecutionSummary, type N8n, n8nId, nodeOutput } from '../../../tools/n8n/n8n';
+import { waitFor } from '../../../tools/n8n/proc';
+import type { Delivery } from '../../../tools/n8n/sandbox';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
+import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../../tools/sandbox/seed';
+import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
+import { signWebhookBody } from '../../../credentials/webhookSignature';
+import { assert, assertEqual, type Check } from '../lib/report';
+
+export const ASK_NODE = 'Ask';
+/** The node after the asking node: its start is the resumed run's first node (the benchmark reads it). */
+export const AFTER_NODE = 'After';
+export const CONVERSATION_TRIGGER_HOOK = webhookIdFor('e2e-conversations');
+const TRIGGER_NODE = 'Business Messaging Trigger';
+const MESSAGE_NODE = 'Message';
+
+/** The message that makes the trigger's own workflow ask its sender a question. */
+export const ASK_ME = 'ask me';
+const ASKED_IN_TRIGGER = 'Ask In Trigger Workflow';
+
+/**
+ * The trigger that resumes waiting runs (one per n8n), every event: a message "ask me" makes this
+ * workflow ask its sender a question itself; every other event reaches `Message`.
+ */
+export function conversationTriggerWorkflow(credential: CredentialRef, webhookId = CONVERSATION_TRIGGER_HOOK, alsoStartForReplies = false): Workflow {
+	const isAskMe = node('Is Ask Me?', 'n8n-nodes-base.if', 2.2, {
+		conditions: {
+			options: { caseSensitive: true, leftValue: '', typeValidation: 'loose', version: 2 },
+			conditions: [{ id: 'c1', leftValue: '={{ $json.data.body }}', rightValue: ASK_ME, operator: { type: 'string', operation: 'equals' } }],
+			combinator: 'and',
+		},
+		options: {},
+	});
+	const askBack = action(ASKED_IN_TRIGGER, credential, { resource: 'message', operation: 'askAndWaitForReply', phoneNumberId: '', phone: '={{ $json.data.from }}', textSource: 'text', text: 'Which day suits you?' });
+	const after = node('After In Trigger Workflow', 'n8n-nodes-base.noOp', 1, {});
+	const message = node(MESSAGE_NODE, 'n8n-nodes-base.noOp', 1, {});
+	const wf = chain('e2eConvTrigger', 'E2E: conversations trigger (Resume Waiting Runs)', [
+		node(TRIGGER_NODE, TRIGGER_TYPE, 2, { events: ['*'], resumeWaitingRuns: true, alsoStartForReplies, options: {} }, {
+			credentials: { [CREDENTIAL_TYPE]: credential },
+			webhookId,
+		}),
+		isAskMe,
+	]);
+	wf.nodes.push(askBack, after, message);
+	const to = (name: string) => [{ node: name, type: 'main', index: 0 }];
+	wf.connections[isAskMe.name] = { main: [to(askBack.name), to(message.name)] };
+	wf.connections[askBack.name] = { main: [to(after.name)] };
+	return wf;
+}
+
+/**
+ * Webhook (answers at once) → Ask → After. The question goes to `body.phone` of the request that
+ * starts it; `parameters` are the asking node's.
+ */
+export function askWorkflow(credential: CredentialRef, key: string, parameters: Record<string, unknown>): Workflow {
+	return chain(`e2eAsk${key}`, `E2E: ask and wait for chat reply (${key})`, [
+		webhookTrigger(`e2e-ask-${key.toLowerCase()}`, 'Run', 'onReceived'),
+		action(ASK_NODE, credential, {
+			resource: 'message',
+			operation: 'askAndWaitForReply',
+			phoneNumberId: '',
+			phone: '={{ $json.body.phone }}',
+			textSource: 'text',
+			text: '=Question for {{ $json.body.phone }} ({{ $json.body.tag }})',
+			...parameters,
+		}),
+		node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
+	]);
+}
+
+/** Ask, then ask again (the second with a short limit): a chained question that gets no reply. */
+function chainedWorkflow(credential: CredentialRef): Workflow {
+	const first = action(ASK_NODE, credential, { resource: 'message', operation: 'askAndWaitForReply', phoneNumberId: '', phone: '={{ $json.body.phone }}', textSource: 'text', text: 'First question' });
+	const second = action('Ask Again', credential, {
+		resource: 'message',
+		operation: 'askAndWaitForReply',
+		phoneNumberId: '',
+		phone: "={{ $('Run').item.json.body.phone }}",
+		textSource: 'text',
+		text: 'Second question',
+		options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: '={{ $now.plus({ seconds: 3 }).toISO() }}' } } },
+	});
+	return chain('e2eAskChained', 'E2E: ask and wait for chat reply (Chained)', [webhookTrigger('e2e-ask-chained', 'Run', 'onReceived'), first, second, node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {})]);
+}
+
+const limit = (seconds: number) => ({ limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: `={{ $now.plus({ seconds: ${seconds} }).toISO() }}` } } });
+
+export function conversationWorkflows(credential: CredentialRef): Workflow[] {
+	return [
+		conversationTriggerWorkflow(credential),
+		askWorkflow(credential, 'Any', {}),
+		askWorkflow(credential, 'Timeout', { options: limit(3) }),
+		askWorkflow(credential, 'Sender', { senderPhone: SANDBOX_SENDER_PHONE }),
+		askWorkflow(credential, 'Template', {
+			textSource: 'template',
+			templateId: { __rl: true, mode: 'id', value: String(ORDER_CONFIRMATION_TEMPLATE_ID) },
+			placeholderValues: { mappingMode: 'defineBelow', value: { 'Body {{1}}': '={{ $json.body.tag }}' } },
+			onUnexpectedReply: 'keepWaiting',
+			reaskText: 'Please reply YES or NO',
+		}),
+		chainedWorkflow(credential),
+	];
+}
+
+export interface Question {
+	workflow: Workflow;
+	executionId: string;
+	phone: string;
+	/** The question's text as the sandbox received it. */
+	text: string;
+}
+
+function byKey(stack: Stack, key: string): Workflow {
+	return stack.workflows.find((w) => w.name === `E2E: ask and wait for chat reply (${key})`)!;
+}
+
+/** A phone number of its own for each question, so checks never answer each other's. */
+export function newCustomer(): string {
+	return `+1555${String(1_000_000 + (randomBytes(3).readUIntBE(0, 3) % 9_000_000))}`;
+}
+
+async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
+	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
+	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
+}
+
+/**
+ * Starts `workflow` for `phone` (through `via`, n8n's address by default) and waits until its run waits
+ * for the reply; the question the sandbox got.
+ */
+export async function askCustomer(stack: Stack, workflow: Workflow, phone: string, tag = 'ORD-1', via = stack.n8n.baseUrl): Promise<Question> {
+	return await startAsking(stack, workflow, phone, { phone, tag }, via);
+}
+
+/** POSTs `body` to the workflow's Webhook node, then waits for the question to `phone` and for the run to wait. */
+async function startAsking(stack: Stack, workflow: Workflow, phone: string, body: unknown, via = stack.n8n.baseUrl): Promise<Question> {
+	const { n8n, sandbox } = stack;
+	const since = await sandbox.mark();
+	const path = String(workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path);
+	const status = await waitFor(
+		`the webhook of ${workflow.name}`,
+		async () => {
+			const res = await fetch(`${via}/webhook/${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
+			await res.text();
+			return res.status === 404 ? undefined : res.status;
+		},
+		30_000,
+		500,
+	);
+	assertEqual(status, 200, `starting ${workflow.name}`);
+	const sent = await waitFor(
+		`the question to ${phone}`,
+		async () => (await sandbox.requests(since)).find((r) => r.path.endsWith('/w/message/text') && (r.json as { phone?: string })?.phone === phone),
+		60_000,
+		200,
+	);
+	// The run is found through the trigger's record of its wait (n8n before 2.41 leaves waiting runs out of its list).
+	const executionId = await waitFor(
+		`the wait of the run asking ${phone}`,
+		async () => {
+			const waits = (await triggerWaits(stack)).filter((w) => w.customer === phone.replace(/\D/g, '')).sort((a, b) => b.askedAt - a.askedAt);
+			return waits[0] && /\/webhook-waiting\/([^/]+)\//.exec(waits[0].resumeUrl)?.[1];
+		},
+		30_000,
+		300,
+	);
+	await waitFor(`execution ${executionId} to wait`, async () => ((await execution(n8n, workflow.id, executionId))?.status === 'waiting' ? true : undefined), 60_000, 300);
+	return { workflow, executionId, phone, text: String((sent.json as { body: string }).body) };
+}
+
+/** The run once it no longer waits or runs. */
+export async function settledRun(n8n: N8n, question: Question, timeoutMs = 120_000): Promise<ExecutionSummary> {
+	return await waitFor(
+		`execution ${question.executionId} to finish`,
+		async () => {
+			const e = await execution(n8n, question.workflow.id, question.executionId);
+			return e && !['running', 'new', 'waiting'].includes(e.status) && nodeOutput(e, AFTER_NODE).length > 0 ? e : undefined;
+		},
+		timeoutMs,
+		300,
+	);
+}
+
+/** The customer writes `body` (to the sandbox's sender number unless `to`); the delivery once settled. */
+export async function customerWrites(stack: Stack, from: string, body: string, to?: string, url?: string): Promise<Delivery> {
+	const id = await stack.sandbox.customerMessage({ from, body, to, url: url ?? `${stack.n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}` });
+	return await stack.sandbox.settled(id, 60_000);
+}
+
+async function status(n8n: N8n, question: Question): Promise<string | undefined> {
+	return (await execution(n8n, question.workflow.id, question.executionId))?.status;
+}
+
+/** Runs of the conversation trigger's workflow so far. */
+async function triggerRuns(n8n: N8n, stack: Stack): Promise<ExecutionSummary[]> {
+	const workflow = stack.workflows.find((w) => w.id === conversationTriggerWorkflow({ id: '', name: '' }).id)!;
+	return await n8n.executions(workflow.id, 250);
+}
+
+/** Messages that started the trigger's workflow, as `from: body`. */
+async function messagesSeenByTrigger(stack: Stack): Promise<string[]> {
+	return (await triggerRuns(stack.n8n, stack)).flatMap((e) => nodeOutput(e, MESSAGE_NODE)).map((j) => {
+		const data = (j.data ?? {}) as { from?: string; body?: string };
+		return `${data.from}: ${data.body}`;
+	});
+}
+
+/** The only item out of the asking node. */
+export function askOutput(run: ExecutionSummary, nodeName = ASK_NODE): Record<string, unknown> {
+	const items = nodeOutput(run, nodeName);
+	assertEqual(items.length, 1, `items out of ${nodeName}`);
+	return items[0];
+}
+
+export function conversationChecks(stack: Stack): Check[] {
+	const { n8n, sandbox } = stack;
+	let timeout: Question | undefined;
+	return [
+		{
+			name: 'conversations: Limit Wait Time — the question goes out and the run waits for the chat reply',
+			fn: async () => {
+				timeout = await askCustomer(stack, byKey(stack, 'Timeout'), newCustomer());
+			},
+		},
+		{
+			name: 'conversations: a chat reply resumes the asking run with the reply (message_id, from, to, type, body, time, question, waited); the trigger’s workflow does not start for it',
+			fn: async () => {
+				const q = await askCustomer(stack, byKey(stack, 'Any'), newCustomer());
+				assertEqual(q.text, `Question for ${q.phone} (ORD-1)`, 'the question the customer got');
+				const seenBefore = await messagesSeenByTrigger(stack);
+				const d = await customerWrites(stack, q.phone, 'Tomorrow at 9 – ünïcödé ✓');
+				assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['delivered', 1, 200], 'the reply’s delivery');
+				const run = await settledRun(n8n, q);
+				assertEqual(run.status, 'success', 'status of the resumed run');
+				const out = askOutput(run);
+				const data = (JSON.parse(d.body) as { data: Record<string, unknown> }).data;
+				assertEqual(out.replied, true, 'replied');
+				assertEqual(out.answer, null, 'answer (any reply)');
+				assertEqual(out.reply, { message_id: data.message_id, conversation_id: data.conversation_id, from: q.phone, to: SANDBOX_SENDER_PHONE, type: 'text', body: 'Tomorrow at 9 – ünïcödé ✓', timestamp: data.timestamp }, 'reply');
+				const question = out.question as Record<string, unknown>;
+				assertEqual([question.to, question.body], [q.phone, q.text], 'question');
+				assert(typeof question.message_id === 'string' && question.message_id !== '', `question.message_id ${String(question.message_id)}`);
+				assert(typeof out.waitedSeconds === 'number' && out.waitedSeconds >= 0 && out.waitedSeconds < 120, `waitedSeconds ${String(out.waitedSeconds)}`);
+				assertEqual(nodeOutput(run, AFTER_NODE).length, 1, 'the node after the question ran');
+				assertEqual((await messagesSeenByTrigger(stack)).length, seenBefore.length, 'runs of the trigger’s workflow for the reply');
+			},
+		},
+		{
+			name: 'conversations: a message from another number, to another sender number, or a status update resumes nothing (the other messages start the trigger’s workflow as before)',
+			fn: async () => {
+				const q = await askCustomer(stack, byKey(stack, 'Sender'), newCustomer());
+				const stranger = newCustomer();
+				const fromOther = await customerWrites(stack, stranger, 'Hello from someone else');
+				const toOther = await customerWrites(stack, q.phone, 'Sent to your other number', '+15559990077');
+				const statusUpdate = await sandbox.settled(await sandbox.deliver({ event: 'message.status.updated', url: `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`, data: { message_id: 'wamid.x', status: 'read', timestamp: new Date().toISOString() } }), 60_000);
+				for (const d of [fromOther, toOther, statusUpdate]) assertEqual([d.state, d.attempts[0]?.status], ['delivered', 200], `delivery ${d.body.slice(0, 80)}`);
+				await waitFor('the trigger’s workflow to see both messages', async () => {
+					const seen = await messagesSeenByTrigger(stack);
+					return seen.includes(`${stranger}: Hello from someone else`) && seen.includes(`${q.phone}: Sent to your other number`) ? true : undefined;
+				}, 60_000, 500);
+				assertEqual(await status(n8n, q), 'waiting', 'the asking run after those messages');
+				await customerWrites(stack, q.phone, 'yes');
+				const run = await settledRun(n8n, q);
+				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'yes', 'the reply that resumed it');
+			},
+		},
+		{
+			name: 'conversations: the trigger’s own workflow asks too: "ask me" starts it, it asks back, and the customer’s reply resumes that run (no second run of it)',
+			fn: async () => {
+				const phone = newCustomer();
+				const trigger = stack.workflows.find((w) => w.name.startsWith('E2E: conversations trigger'))!;
+				const before = (await triggerRuns(n8n, stack)).length;
+				await customerWrites(stack, phone, ASK_ME);
+				const sent = await waitFor('the question asked by the trigger’s workflow', async () => (await sandbox.messages()).find((m) => m.phone === phone), 60_000, 300);
+				assertEqual(sent.body, 'Which day suits you?', 'the question');
+				await waitFor('the asking run to wait', async () => ((await triggerWaits(stack)).some((w) => w.customer === phone.replace(/\D/g, '')) ? true : undefined), 30_000, 300);
+				await customerWrites(stack, phone, 'Tuesday');
+				const run = await waitFor('the trigger workflow’s run to finish', async () => {
+					const runs = await n8n.executions(trigger.id, 250);
+					return runs.find((e) => e.status === 'success' && nodeOutput(e, 'After In Trigger Workflow').length > 0 && JSON.stringify(e.data).includes(phone));
+				}, 120_000, 500);
+				assertEqual((askOutput(run, ASKED_IN_TRIGGER).reply as Record<string, unknown>).body, 'Tuesday', 'the reply in the run that asked');
+				assertEqual((await triggerRuns(n8n, stack)).length, before + 1, 'runs of the trigger’s workflow (the "ask me" one only)');
+			},
+		},
+		{
+			name: 'conversations: two runs, two customers — each run gets its own customer’s reply',
+			fn: async () => {
+				const [a, b] = [await askCustomer(stack, byKey(stack, 'Any'), newCustomer(), 'A'), await askCustomer(stack, byKey(stack, 'Any'), newCustomer(), 'B')];
+				await Promise.all([customerWrites(stack, b.phone, 'I am B'), customerWrites(stack, a.phone, 'I am A')]);
+				const [runA, runB] = [await settledRun(n8n, a), await settledRun(n8n, b)];
+				assertEqual([(askOutput(runA).reply as Record<string, unknown>).body, (askOutput(runB).reply as Record<string, unknown>).body], ['I am A', 'I am B'], 'replies');
+			},
+		},
+		{
+			name: 'conversations: two runs waiting for the same customer — the newest question gets the reply, the older the next one',
+			fn: async () => {
+				const phone = newCustomer();
+				const older = await askCustomer(stack, byKey(stack, 'Any'), phone, 'older');
+				const newer = await askCustomer(stack, byKey(stack, 'Any'), phone, 'newer');
+				await customerWrites(stack, phone, 'first reply');
+				const runNewer = await settledRun(n8n, newer);
+				assertEqual((askOutput(runNewer).reply as Record<string, unknown>).body, 'first reply', 'the newest question’s reply');
+				assertEqual(await status(n8n, older), 'waiting', 'the older question after the first reply');
+				await customerWrites(stack, phone, 'second reply');
+				assertEqual((askOutput(await settledRun(n8n, older)).reply as Record<string, unknown>).body, 'second reply', 'the older question’s reply');
+			},
+		},
+		{
+			name: 'conversations: a repeated delivery of the same reply resumes nothing a second time and starts nothing',
+			fn: async () => {
+				const phone = newCustomer();
+				const q = await askCustomer(stack, byKey(stack, 'Any'), phone);
+				const next = await askCustomer(stack, byKey(stack, 'Any'), phone, 'next');
+				const first = await customerWrites(stack, phone, 'only once');
+				const runBefore = await settledRun(n8n, next);
+				const seenBefore = await messagesSeenByTrigger(stack);
+				// The service sends the same bytes again (a retry), with a fresh signature, twice.
+				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+				for (let i = 0; i < 2; i++) {
+					const again = await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: first.body }), 60_000);
+					assertEqual([again.state, again.attempts[0]?.status], ['delivered', 200], 'the repeated delivery');
+				}
+				await new Promise((resolve) => setTimeout(resolve, 2000));
+				assertEqual(await status(n8n, q), 'waiting', 'the older question after the repeats');
+				const runAfter = await execution(n8n, next.workflow.id, next.executionId);
+				assertEqual(JSON.stringify(runAfter?.data?.resultData.runData), JSON.stringify(runBefore.data?.resultData.runData), 'the resumed run, unchanged');
+				assertEqual((await messagesSeenByTrigger(stack)).length, seenBefore.length, 'runs of the trigger’s workflow for the repeats');
+			},
+		},
+		{
+			name: 'conversations: a template question with YES/NO quick replies — an unexpected reply asks again and keeps waiting; " yes! " resumes with answer YES',
+			fn: async () => {
+				const q = await askCustomer(stack, byKey(stack, 'Template'), newCustomer(), 'ORD-7');
+				assertEqual(q.text, 'Your order ORD-7 is ready: reply YES to confirm or NO to cancel.', 'the question from the template');
+				const since = await sandbox.mark();
+				await customerWrites(stack, q.phone, 'maybe?');
+				const reask = await waitFor('the re-ask', async () => (await sandbox.requests(since)).find((r) => r.path.endsWith('/w/message/text')), 30_000, 200);
+				assertEqual([(reask.json as { phone: string }).phone, (reask.json as { body: string }).body], [q.phone, 'Please reply YES or NO'], 'the re-ask');
+				assertEqual(await status(n8n, q), 'waiting', 'after an unexpected reply');
+				await customerWrites(stack, q.phone, ' yes! ');
+				const out = askOutput(await settledRun(n8n, q));
+				assertEqual([out.replied, out.answer, (out.reply as Record<string, unknown>).body], [true, 'YES', ' yes! '], 'replied, answer, body');
+			},
+		},
+		{
+			name: 'conversations: a forged, unsigned, tampered or stale reply, and a direct call of the resume address, resume nothing; the genuine reply then does',
+			fn: async () => await forgeries(stack, byKey(stack, 'Any')),
+		},
+		{
+			name: 'conversations: a chained question with no reply goes on with replied = false, never the earlier reply',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const q = await askCustomer(stack, stack.workflows.find((w) => w.name.endsWith('(Chained)'))!, newCustomer());
+				await customerWrites(stack, q.phone, 'answer to the first');
+				const run = await settledRun(n8n, q, 200_000);
+				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'answer to the first', 'first answer');
+				const second = askOutput(run, 'Ask Again');
+				assertEqual([second.replied, second.answer, second.reply], [false, null, null], 'the second question without a reply');
+			},
+		},
+		{
+			name: 'conversations: no reply by Limit Wait Time — the run goes on with replied = false; a reply after that resumes nothing',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(timeout, 'the timeout question was not asked');
+				const run = await settledRun(n8n, timeout, 200_000);
+				assertEqual(run.status, 'success', 'status');
+				const out = askOutput(run);
+				assertEqual([out.replied, out.answer, out.reply], [false, null, null], 'replied, answer, reply');
+				assertEqual((out.question as Record<string, unknown>).to, timeout.phone, 'question.to');
+				const late = await customerWrites(stack, timeout.phone, 'too late');
+				assertEqual(late.attempts[0]?.status, 200, 'the late reply’s delivery');
+				await waitFor('the late reply to start the trigger’s workflow', async () => ((await messagesSeenByTrigger(stack)).includes(`${timeout!.phone}: too late`) ? true : undefined), 60_000, 500);
+				assertEqual(nodeOutput((await execution(n8n, timeout.workflow.id, timeout.executionId))!, ASK_NODE).length, 1, 'items of the ended run');
+			},
+		},
+	];
+}
+
+/**
+ * What an attacker can send to a waiting run's resume address (it is in n8n's logs and in the execution
+ * data): a reply signed with another secret, none, a body changed after signing, a signature older than
+ * 300 s, another number's genuine reply, a reply older than the question. None may resume the run.
+ */
+async function forgeries(stack: Stack, workflow: Workflow): Promise<void> {
+	const { n8n, sandbox } = stack;
+	const secret = sandbox.credentials.webhookSecret;
+	const q = await askCustomer(stack, workflow, newCustomer());
+	const resumeUrl = await resumeAddress(stack, q);
+	const now = Math.floor(Date.now() / 1000);
+	const event = (body: string, extra: Record<string, unknown> = {}) =>
+		JSON.stringify({ event: 'message.received', timestamp: new Date().toISOString(), data: { message_id: `wamid.forged.${randomBytes(4).toString('hex')}`, conversation_id: 1, from: q.phone, to: SANDBOX_SENDER_PHONE, type: 'text', body, timestamp: new Date().toISOString(), ...extra } });
+	const signed = (body: string, ts = now, key = secret) => ({ 'x-service-webhook-signature': signWebhookBody(key, String(ts), body), 'x-service-webhook-timestamp': String(ts) });
+	const genuine = event('forged: tampered');
+	const cases: Array<[string, string, Record<string, string>]> = [
+		['no signature', event('forged: unsigned'), {}],
+		['signed with another secret', event('forged: other secret'), signed(event('x'), now, 'not-the-secret')],
+		['body changed after signing', genuine.replace('tampered', 'TAMPERED'), signed(genuine)],
+		['signature 301 s old', event('forged: stale'), signed(event('forged: stale'), now - 301)],
+		['from another number, genuinely signed', event('forged: other number', { from: '+15550009999' }), {}],
+		['written before the question, genuinely signed', event('forged: old message', { timestamp: new Date(Date.now() - 3_600_000).toISOString() }), {}],
+	];
+	const taken: string[] = [];
+	for (const [what, body, headers] of cases) {
+		const h = Object.keys(headers).length || what === 'no signature' ? headers : signed(body);
+		const res = await fetch(resumeUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...h }, body });
+		const text = await res.text();
+		if (res.status === 200 || (await status(n8n, q)) !== 'waiting') taken.push(`${what}: ${res.status} ${text.slice(0, 120)}`);
+	}
+	// Through the trigger too: deliveries the trigger itself refuses.
+	const viaTrigger = await sandbox.settled(await sandbox.deliver({ event: 'message.received', url: `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`, signWith: 'not-the-webhook-secret', data: JSON.parse(event('forged via trigger')).data }), 60_000);
+	assertEqual([viaTrigger.state, viaTrigger.attempts[0]?.status], ['rejected', 401], 'a forged delivery to the trigger');
+	assertEqual(taken, [], 'forged replies that were taken');
+	assertEqual(await status(n8n, q), 'waiting', 'the run after the forgeries');
+	await customerWrites(stack, q.phone, 'the real reply');
+	assertEqual((askOutput(await settledRun(n8n, q)).reply as Record<string, unknown>).body, 'the real reply', 'the genuine reply');
+}
+
+/** The waits the trigger keeps in its static data, as n8n saved it. */
+async function triggerWaits(stack: Stack): Promise<Array<{ customer: string; resumeUrl: string; askedAt: number }>> {
+	const workflow = stack.workflows.find((w) => w.name.startsWith('E2E: conversations trigger'))!;
+	const res = await stack.n8n.api<{ staticData?: Record<string, { replyWaits?: Record<string, unknown[]> }> }>('GET', `/workflows/${workflow.id}`);
+	return Object.values(res.body.staticData ?? {})
+		.flatMap((s) => Object.values(s.replyWaits ?? {}))
+		.map((w) => ({ customer: String(w[0]), resumeUrl: String(w[2]), askedAt: Number(w[4]) }));
+}
+
+/** The waiting run's resume address, as the trigger keeps it (an attacker may learn it: it is in n8n's data). */
+export async function resumeAddress(stack: Stack, q: Question): Promise<string> {
+	const found = (await triggerWaits(stack)).find((w) => w.resumeUrl.includes(`/${q.executionId}/`));
+	assert(found, `no wait of execution ${q.executionId} in the trigger’s static data`);
+	return found.resumeUrl;
+}
+
+/** How many runs wait, and reply at the same moment, in each kill round. */
+const KILL_ROUND_RUNS = 4;
+
+/**
+ * n8n stopped (SIGTERM, as `docker stop`) or killed (SIGKILL to its process group, as the OOM killer or
+ * `docker kill`) right after it answered a customer's reply 2xx, with more replies under way; restarted
+ * on the same database while the sandbox retries what got no 2xx, as the service does. Every reply answered
+ * 2xx must be in its run: resumed with it, or, when the kill came while that run was running, kept in the
+ * run n8n then marks crashed. No reply may be lost: each ends in its run or, if that no longer waits, starts
+ * the trigger's workflow. A run that waited across both restarts still takes its reply.
+ */
+export function conversationRestartCheck(stack: Stack, log: (line: string) => void = () => undefined): Check {
+	return {
+		name: `conversations: replies answered 2xx just before SIGKILL, and before SIGTERM, are in their runs, and no reply is lost (${KILL_ROUND_RUNS} replies at once per round); a run waiting across both restarts keeps its wait`,
+		timeoutMs: 900_000,
+		fn: async () => {
+			const { n8n, sandbox } = stack;
+			const any = byKey(stack, 'Any');
+			const survivor = await askCustomer(stack, any, newCustomer(), 'survivor');
+			const problems: string[] = [];
+			for (const kill of ['SIGKILL', 'SIGTERM'] as const) {
+				const questions: Question[] = [];
+				for (let i = 0; i < KILL_ROUND_RUNS; i++) questions.push(await askCustomer(stack, any, newCustomer(), `${kill}-${i}`));
+				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+				const ids = await Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url })));
+				// The kill follows the first 2xx at once.
+				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10);
+				const pid = n8n.pid!;
+				process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
+				await n8n.exited;
+				const acknowledged = new Set((await Promise.all(ids.map((id) => sandbox.delivery(id)))).filter((d) => d.attempts.some((a) => a.status === 200)).map((d) => d.id));
+				await n8n.start();
+				// The sandbox retries the others (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after that
+				// is sent again once, as the service's later retry would, rather than waiting its 6 (scaled) minutes.
+				const settled = await Promise.all(
+					ids.map(async (id) => {
+						const d = await sandbox.settled(id, 120_000).catch(async () => await sandbox.delivery(id));
+						return d.state === 'delivered' ? d : await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000).catch(async () => d);
+					}),
+				);
+				const triggerSeen = JSON.stringify((await triggerRuns(n8n, stack)).map((e) => e.data ?? {}));
+				const outcomes: Record<string, number> = {};
+				for (const [i, q] of questions.entries()) {
+					const messageId = String((JSON.parse(settled[i].body) as { data: { message_id: string } }).data.message_id);
+					const run = await waitFor(`the run of ${q.phone} after ${kill}`, async () => {
+						const e = await execution(n8n, q.workflow.id, q.executionId);
+						return e && !['running', 'new'].includes(e.status) ? e : undefined;
+					}, 120_000, 500);
+					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
+					const where = inRun ? `in its run (${run.status})` : triggerSeen.includes(messageId) ? 'started the trigger’s workflow' : 'nowhere';
+					outcomes[where] = (outcomes[where] ?? 0) + 1;
+					if (acknowledged.has(ids[i]) && !inRun) problems.push(`${kill}: ${q.phone}'s reply, answered 2xx before the kill, is not in its run (${run.status}; ${where})`);
+					if (where === 'nowhere') problems.push(`${kill}: ${q.phone}'s reply is lost (delivery ${settled[i].state}, run ${run.status})`);
+					if (run.status === 'waiting' && settled[i].state === 'delivered') problems.push(`${kill}: ${q.phone}'s reply was answered 2xx, its run still waits`);
+					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problems.push(`${kill}: ${q.phone}'s reply was never answered 2xx (run ${run.status}, reply ${where})`);
+				}
+				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${acknowledged.size} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+			}
+			assertEqual(problems, [], 'replies answered 2xx but not in their runs, or lost');
+			assertEqual(await status(n8n, survivor), 'waiting', 'the survivor after two restarts');
+			await customerWrites(stack, survivor.phone, 'after the restarts');
+			assertEqual((askOutput(await settledRun(n8n, survivor)).reply as Record<string, unknown>).body, 'after the restarts', 'the survivor’s reply');
+		},
+	};
+}
+
+export const ORDER_CONFIRMATION_EXAMPLE = 'order-confirmation.json';
+// Distinct within the 16 characters of an n8n id.
+const EXAMPLE_KEY = 'e2eOrderYesNo';
+const EXAMPLE_NO_REPLY_KEY = 'e2eOrderNoReply';
+
+/**
+ * The shipped example as a user imports it (only the credential picked), and a copy whose Limit Wait
+ * Time is 3 s instead of 24 hours (its own path), for the no-reply branch.
+ */
+export function orderConfirmationWorkflows(credential: CredentialRef): Workflow[] {
+	const shipped = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_KEY, { [CREDENTIAL_TYPE]: credential });
+	const short = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_NO_REPLY_KEY, { [CREDENTIAL_TYPE]: credential });
+	for (const n of short.nodes) {
+		if (n.type === 'n8n-nodes-base.webhook') Object.assign(n, { webhookId: webhookIdFor('e2e-order-no-reply'), parameters: { ...n.parameters, path: 'e2e-order-confirmation-no-reply' } });
+		if (n.name === 'Ask the Customer') n.parameters.options = limit(3);
+	}
+	return [shipped, short];
+}
+
+interface OrderQuestion extends Question {
+	orderNumber: string;
+}
+
+/** The shop posts an order to the example; the question the customer got and the run waiting for the reply. */
+async function newOrder(stack: Stack, key: string, orderId: number): Promise<OrderQuestion> {
+	const workflow = stack.workflows.find((w) => w.id === n8nId(key))!;
+	const phone = newCustomer();
+	const orderNumber = `ORD-${String(orderId).padStart(4, '0')}`;
+	return { ...(await startAsking(stack, workflow, phone, { order_id: orderId, order_number: orderNumber, phone })), orderNumber };
+}
+
+/** The example's run once it ended, and the names of the nodes that ran. */
+async function exampleRun(n8n: N8n, q: Question): Promise<{ run: ExecutionSummary; ran: string[] }> {
+	const run = await waitFor(`execution ${q.executionId} to finish`, async () => {
+		const e = await execution(n8n, q.workflow.id, q.executionId);
+		return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+	}, 200_000, 500);
+	return { run, ran: Object.keys(run.data?.resultData.runData ?? {}).sort() };
+}
+
+const BRANCHES = ['Confirm the Order', 'Confirm Cancellation', 'No Reply: Tell the Customer'];
+
+export function orderConfirmationChecks(stack: Stack): Check[] {
+	const { n8n, sandbox } = stack;
+	let silent: OrderQuestion | undefined;
+	return [
+		{
+			name: 'example (order confirmation): no reply within the limit — the question goes out',
+			fn: async () => {
+				silent = await newOrder(stack, EXAMPLE_NO_REPLY_KEY, 16);
+			},
+		},
+		{
+			name: 'example (order confirmation): the customer gets the YES/NO template for the order; "yes" confirms the order at the service; "maybe" gets "Please reply YES or NO.", then "No" sends the cancellation',
+			timeoutMs: 240_000,
+			fn: async () => {
+				const yes = await newOrder(stack, EXAMPLE_KEY, 11);
+				assertEqual(yes.text, `Your order ${yes.orderNumber} is ready: reply YES to confirm or NO to cancel.`, 'the question');
+				await customerWrites(stack, yes.phone, 'yes');
+				const confirmed = await exampleRun(n8n, yes);
+				assertEqual([confirmed.run.status, confirmed.ran.filter((n) => BRANCHES.includes(n))], ['success', ['Confirm the Order']], 'the YES run');
+				assertEqual((await sandbox.order(11)).status, 'accepted', 'order 11 at the service');
+
+				const no = await newOrder(stack, EXAMPLE_KEY, 21);
+				const since = await sandbox.mark();
+				await customerWrites(stack, no.phone, 'maybe');
+				const reask = await waitFor('the re-ask', async () => (await sandbox.requests(since)).find((r) => (r.json as { phone?: string })?.phone === no.phone), 30_000, 200);
+				assertEqual((reask.json as { body: string }).body, 'Please reply YES or NO.', 'the re-ask');
+				await customerWrites(stack, no.phone, 'No');
+				const cancelled = await exampleRun(n8n, no);
+				assertEqual([cancelled.run.status, cancelled.ran.filter((n) => BRANCHES.includes(n))], ['success', ['Confirm Cancellation']], 'the NO run');
+				const last = (await sandbox.messages()).filter((m) => m.phone === no.phone).at(-1);
+				assertEqual(last?.body, `Order ${no.orderNumber} is cancelled. Reply here if that was a mistake.`, 'the cancellation');
+				assertEqual((await sandbox.order(21)).status, 'pending', 'order 21 at the service');
+			},
+		},
+		{
+			name: 'example (order confirmation): no reply within the limit takes the no-reply branch',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(silent, 'the no-reply order was not asked');
+				const { run, ran } = await exampleRun(n8n, silent);
+				assertEqual([run.status, ran.filter((n) => BRANCHES.includes(n))], ['success', ['No Reply: Tell the Customer']], 'the no-reply run');
+				const last = (await sandbox.messages()).filter((m) => m.phone === silent!.phone).at(-1);
+				assertEqual(last?.body, `We did not hear back about order ${silent.orderNumber}, so we keep it on hold. Reply YES to confirm it.`, 'the message');
+			},
+		},
+	];
+}

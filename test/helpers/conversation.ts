@@ -1,0 +1,98 @@
+/**
+ * A stand-in for the n8n instance around Ask and Wait for Chat Reply in process tests: an HTTP server
+ * whose `/webhook/business-messaging-replies` runs the real Business Messaging Trigger (through
+ * n8n-core's WebhookContext, test/helpers/webhook.ts) with Resume Waiting Runs on, one static data store
+ * kept across requests as n8n's database would. `/webhook-waiting/...` records what reaches a run's
+ * resume address and answers as the test says. Real n8n resuming real runs: test/e2e/checks/conversations.ts.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
+import { forgetWebhookSecrets } from '../../nodes/BusinessMessagingTrigger/webhookSecret';
+import { WAITS_PATH } from '../../nodes/shared/conversation';
+import { TriggerHarness, type WebhookOutcome } from './webhook';
+
+export interface ResumeCall {
+	method: string;
+	url: string;
+	headers: IncomingMessage['headers'];
+	body: string;
+}
+
+export interface TriggerStandIn {
+	url: string;
+	trigger: TriggerHarness;
+	/** What the trigger answered, per request to its waits webhook. */
+	answers: WebhookOutcome[];
+	/** Requests that reached a resume address. */
+	resumes: ResumeCall[];
+	/** How the resume address answers (default 200 `{"outcome":"resumed"}`, then 409 to n8n's probe). */
+	answerResume: (call: ResumeCall) => { status: number; body: unknown };
+	/** Turns the trigger off (n8n then answers 404), or gives it other credentials. */
+	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject }): void;
+	stop(): Promise<void>;
+}
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks);
+}
+
+/** A fresh n8n: the trigger's process memory (waits it received, secrets it read) starts empty. */
+export async function startTriggerStandIn(credentials?: ICredentialDataDecryptedObject): Promise<TriggerStandIn> {
+	forgetReceivedWaits();
+	forgetWebhookSecrets();
+	let active = true;
+	let trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow' });
+	const answers: WebhookOutcome[] = [];
+	const resumes: ResumeCall[] = [];
+	let resumed = false;
+	const standIn: TriggerStandIn = {
+		url: '',
+		get trigger() {
+			return trigger;
+		},
+		answers,
+		resumes,
+		answerResume: (call) => {
+			if (call.method === 'GET') return resumed ? { status: 409, body: { message: 'running already' } } : { status: 200, body: { outcome: 'waiting' } };
+			resumed = true;
+			return { status: 200, body: { outcome: 'resumed' } };
+		},
+		set(options) {
+			if (options.active !== undefined) active = options.active;
+			if (options.credentials) {
+				forgetWebhookSecrets();
+				trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials: options.credentials, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
+			}
+		},
+		stop: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+	const server: Server = createServer((req, res) => {
+		void (async () => {
+			const body = await readAll(req);
+			const path = (req.url ?? '').split('?')[0];
+			if (path === `/webhook/${WAITS_PATH}` && req.method === 'POST' && active) {
+				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body, path });
+				answers.push(outcome);
+				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
+				return;
+			}
+			if (path.startsWith('/webhook-waiting/')) {
+				const call = { method: req.method ?? 'GET', url: req.url ?? '', headers: req.headers, body: body.toString('utf8') };
+				resumes.push(call);
+				const { status, body: answer } = standIn.answerResume(call);
+				res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+				return;
+			}
+			res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 404, message: `The requested webhook "${req.method} ${path}" is not registered.` }));
+		})();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	return standIn;
+}
