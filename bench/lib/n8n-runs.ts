@@ -46,8 +46,9 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 	});
 	const text = await res.text();
 	const wallMs = performance.now() - t0;
+	// A webhook that started nothing (not registered, refused) says why in its answer: name it in the error.
 	const id = await waitFor(
-		`the execution of ${workflow.name}`,
+		`the execution of ${workflow.name} (its webhook answered ${res.status} ${text.slice(0, 200)})`,
 		async () => {
 			const latest = await latestExecutionId(n8n, workflow.id);
 			return latest > before ? latest : undefined;
