@@ -430,10 +430,32 @@ export class N8n {
 		return await statusAndBody<T>(res);
 	}
 
-	/** Activates a workflow on the running server (public API). */
+	/** Activates a workflow on the running server (public API); returns once its triggers are live. */
 	async activate(workflowId: string): Promise<void> {
 		const res = await this.api('POST', `/workflows/${workflowId}/activate`);
 		if (res.status !== 200) throw new Error(`activate ${workflowId}: ${res.status} ${JSON.stringify(res.body)}`);
+		await this.untilPublished(workflowId);
+	}
+
+	/**
+	 * n8n 2.41 publishes through an outbox: the activate call answers before the webhooks are registered
+	 * (a call right after it got 404 "not registered"). Earlier versions have no such status (404 here)
+	 * and register before answering.
+	 */
+	private async untilPublished(workflowId: string): Promise<void> {
+		type Status = { data?: { status?: string; triggers?: Array<{ errorMessage?: string | null }> } };
+		let failure = '';
+		await waitFor(`workflow ${workflowId} to be published`, async () => {
+			const res = await this.rest<Status>('GET', `/workflows/${workflowId}/publication-status`);
+			if (res.status === 404) return true;
+			const status = res.body.data?.status;
+			if (status === 'failed' || status === 'partial') {
+				failure = `${status}: ${(res.body.data?.triggers ?? []).map((t) => t.errorMessage).filter(Boolean).join('; ')}`;
+				return true;
+			}
+			return status === 'published' ? true : undefined;
+		}, 60_000, 100);
+		if (failure) throw new Error(`activate ${workflowId}: n8n's publication ${failure}`);
 	}
 
 	async deactivate(workflowId: string): Promise<void> {
