@@ -149,7 +149,7 @@ async function throughput(ctx: BenchContext, start: Starter, waiting: number, of
 	return waiting / ((Math.max(...starts) - t0) / 1000);
 }
 
-export async function benchConversations(ctx: BenchContext, workflows: Workflow[], samples: number, waiting: number, id = '7'): Promise<string> {
+export async function benchConversations(ctx: BenchContext, workflows: Workflow[], samples: number, waiting: number, id: string, setting: string): Promise<string> {
 	const rows: string[][] = [];
 	const p50: Record<string, number[]> = { ours: [], anchor: [] };
 	const p95: Record<string, number[]> = { ours: [], anchor: [] };
@@ -158,7 +158,7 @@ export async function benchConversations(ctx: BenchContext, workflows: Workflow[
 		const s = starters(ctx, workflows, `${round}${Date.now() % 1000}`.padStart(3, '0').slice(-3));
 		// Alternating order, so neither gets the warmer machine every round.
 		for (const key of round % 2 ? (['anchor', 'ours'] as const) : (['ours', 'anchor'] as const)) {
-			ctx.log(`7. round ${round + 1}: ${key}, ${samples} replies one at a time, then ${waiting} at once`);
+			ctx.log(`${id}. round ${round + 1}: ${key}, ${samples} replies one at a time, then ${waiting} at once`);
 			const ms = await latencies(ctx, s[key], samples);
 			p50[key].push(percentileSorted(ms, 50));
 			p95[key].push(percentileSorted(ms, 95));
@@ -172,7 +172,7 @@ export async function benchConversations(ctx: BenchContext, workflows: Workflow[
 	const p50Ratio = median(p50.ours.map((v, i) => v / p50.anchor[i]));
 	const rateRatio = median(rates.ours.map((v, i) => v / rates.anchor[i]));
 	return table(
-		`${id}. Conversations: a reply to the resumed run's first node (${samples} replies one at a time, then ${waiting} runs waiting, all replied at once; ${ctx.rounds} rounds, medians)`,
+		`${id}. Conversations under ${setting}: a reply to the resumed run's first node (${samples} replies one at a time, then ${waiting} runs waiting, all replied at once; ${ctx.rounds} rounds, medians)`,
 		['Path', 'p50 ms', 'p95 ms', 'resumes/s'],
 		rows,
 		[
