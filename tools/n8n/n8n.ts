@@ -439,18 +439,18 @@ export class N8n {
 
 	/**
 	 * n8n 2.41 publishes through an outbox: the activate call answers before the webhooks are registered
-	 * (a call right after it got 404 "not registered"). Earlier versions have no such status (404 here)
-	 * and register before answering.
+	 * (a call right after it got 404 "not registered"). Earlier versions have no such status (404 here,
+	 * nothing to wait for) and register before answering.
 	 */
 	private async untilPublished(workflowId: string): Promise<void> {
 		type Status = { data?: { status?: string; triggers?: Array<{ errorMessage?: string | null }> } };
 		let failure = '';
 		await waitFor(`workflow ${workflowId} to be published`, async () => {
 			const res = await this.rest<Status>('GET', `/workflows/${workflowId}/publication-status`);
-			if (res.status === 404) return true;
-			const status = res.body.data?.status;
+			const status = res.body?.data?.status;
+			if (res.status !== 200 || typeof status !== 'string') return true;
 			if (status === 'failed' || status === 'partial') {
-				failure = `${status}: ${(res.body.data?.triggers ?? []).map((t) => t.errorMessage).filter(Boolean).join('; ')}`;
+				failure = `${status}: ${(res.body?.data?.triggers ?? []).map((t) => t.errorMessage).filter(Boolean).join('; ')}`;
 				return true;
 			}
 			return status === 'published' ? true : undefined;
