@@ -122,6 +122,11 @@ async function main(): Promise<number> {
 				}
 				log(`${name}: done`);
 			};
+			/** n8n restarted under an expression-engine setting, with the isolate counter. */
+			const restartUnder = async (setting: (typeof ENGINE_SETTINGS)[number]) => {
+				log(`restarting n8n with ${JSON.stringify(setting.env)} and the isolate counter`);
+				stack!.n8n = await restartN8n(stack!, OWNER, { ...setting.env, ...isolateCounterEnv(ctx.isolateDir) });
+			};
 			if (sections.has('sending')) {
 				await guarded('1', '1. Sending', () =>
 					benchSending(ctx, workflows, items, Math.max(1, Math.floor(items / 4)), {
@@ -133,16 +138,14 @@ async function main(): Promise<number> {
 			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
 			if (sections.has('conversations')) {
-				// Under n8n's defaults, then under the setting docs/performance.md recommends for the trigger.
-				const conversations = (id: string, setting: string) =>
-					benchConversations(ctx, workflows, num('BENCH_CONV_SAMPLES', 30), num('BENCH_CONV_WAITING', 50), id, setting);
-				await guarded('7a', '7a. Conversations (n8n defaults)', () => conversations('7a', 'n8n defaults'));
-				const recommended = ENGINE_SETTINGS.find((s) => s.key === RECOMMENDED_SETTING)!;
-				await guarded('7b', `7b. Conversations (${recommended.key})`, async () => {
-					log(`restarting n8n with ${JSON.stringify(recommended.env)}`);
-					stack!.n8n = await restartN8n(stack!, OWNER, recommended.env);
-					return await conversations('7b', recommended.title);
-				});
+				// Under each expression-engine setting, with the isolate counter: the isolates explain the gap (docs/conversations.md).
+				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
+					const id = `7${'abc'[i]}`;
+					await guarded(id, `${id}. Conversations (${setting.key})`, async () => {
+						await restartUnder(setting);
+						return await benchConversations(ctx, workflows, num('BENCH_CONV_SAMPLES', 30), num('BENCH_CONV_WAITING', 50), id, setting.title);
+					});
+				}
 			}
 			if (sections.has('receiving')) {
 				const only = process.env.BENCH_RECV_SETTINGS?.split(',');
@@ -150,8 +153,7 @@ async function main(): Promise<number> {
 					if (only && !only.includes(setting.key)) continue;
 					const id = `2${'abc'[i]}`;
 					await guarded(id, `${id}. Receiving (${setting.key})`, async () => {
-						log(`restarting n8n with ${JSON.stringify(setting.env)} and the isolate counter`);
-						stack!.n8n = await restartN8n(stack!, OWNER, { ...setting.env, ...isolateCounterEnv(ctx.isolateDir) });
+						await restartUnder(setting);
 						return await benchReceivingUnder(ctx, workflows, recvSeconds, setting, id);
 					});
 					if (setting.key === RECOMMENDED_SETTING) {
@@ -183,7 +185,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', '7a', '7b']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', '7a', '7b', '7c']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();
