@@ -440,22 +440,22 @@ export class N8n {
 	/**
 	 * n8n 2.41 publishes through an outbox: the activate call answers before the webhooks are registered
 	 * (a call right after it got 404 "not registered"). Earlier versions have no such status (404 here,
-	 * nothing to wait for) and register before answering.
+	 * nothing to wait for) and register before answering. Any other answer is asked again.
 	 */
 	private async untilPublished(workflowId: string): Promise<void> {
 		type Status = { data?: { status?: string; triggers?: Array<{ errorMessage?: string | null }> } };
-		let failure = '';
-		await waitFor(`workflow ${workflowId} to be published`, async () => {
+		const settled = await waitFor(`workflow ${workflowId} to be published`, async () => {
 			const res = await this.rest<Status>('GET', `/workflows/${workflowId}/publication-status`);
+			if (res.status === 404) return 'published';
 			const status = res.body?.data?.status;
-			if (res.status !== 200 || typeof status !== 'string') return true;
+			// Thrown to be asked again; the last one is in the timeout's message.
+			if (res.status !== 200 || typeof status !== 'string') throw new Error(`publication status answered ${res.status}`);
 			if (status === 'failed' || status === 'partial') {
-				failure = `${status}: ${(res.body?.data?.triggers ?? []).map((t) => t.errorMessage).filter(Boolean).join('; ')}`;
-				return true;
+				return `${status}: ${(res.body?.data?.triggers ?? []).map((t) => t.errorMessage).filter(Boolean).join('; ')}`;
 			}
-			return status === 'published' ? true : undefined;
+			return status === 'published' ? status : undefined;
 		}, 60_000, 100);
-		if (failure) throw new Error(`activate ${workflowId}: n8n's publication ${failure}`);
+		if (settled !== 'published') throw new Error(`activate ${workflowId}: n8n's publication ${settled}`);
 	}
 
 	async deactivate(workflowId: string): Promise<void> {
