@@ -6,7 +6,7 @@
  * output a figure in docs/ links to (CONTRIBUTING.md, "Figures").
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
- * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS and BENCH_CONV_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
  * BENCH_CONV_WAITING; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
@@ -139,7 +139,9 @@ async function main(): Promise<number> {
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
 			if (sections.has('conversations')) {
 				// Under each expression-engine setting, with the isolate counter: the isolates explain the gap (docs/conversations.md).
+				const only = process.env.BENCH_CONV_SETTINGS?.split(',');
 				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
+					if (only && !only.includes(setting.key)) continue;
 					const id = `7${'abc'[i]}`;
 					await guarded(id, `${id}. Conversations (${setting.key})`, async () => {
 						await restartUnder(setting);
