@@ -38,6 +38,12 @@ type Section = (typeof ALL)[number] | (typeof ON_REQUEST)[number];
 
 const OWNER = { email: 'owner@bench.example.com', password: 'Bench-owner-Passw0rd!', firstName: 'Bench', lastName: 'Owner' };
 
+/** The engine settings named in `envName` (all when unset), each with its table id: `2a`, `2b`, … */
+function settingsChosen(envName: string, table: string) {
+	const only = process.env[envName]?.split(',');
+	return ENGINE_SETTINGS.map((setting, i) => ({ setting, id: `${table}${'abc'[i]}` })).filter(({ setting }) => !only || only.includes(setting.key));
+}
+
 const num = (name: string, fallback: number) => {
 	const v = Number(process.env[name]);
 	return Number.isFinite(v) && v > 0 ? v : fallback;
@@ -139,10 +145,7 @@ async function main(): Promise<number> {
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
 			if (sections.has('conversations')) {
 				// Under each expression-engine setting, with the isolate counter: the isolates explain the gap (docs/conversations.md).
-				const only = process.env.BENCH_CONV_SETTINGS?.split(',');
-				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
-					if (only && !only.includes(setting.key)) continue;
-					const id = `7${'abc'[i]}`;
+				for (const { setting, id } of settingsChosen('BENCH_CONV_SETTINGS', '7')) {
 					await guarded(id, `${id}. Conversations (${setting.key})`, async () => {
 						await restartUnder(setting);
 						return await benchConversations(ctx, workflows, num('BENCH_CONV_SAMPLES', 30), num('BENCH_CONV_WAITING', 50), id, setting.title);
@@ -150,10 +153,7 @@ async function main(): Promise<number> {
 				}
 			}
 			if (sections.has('receiving')) {
-				const only = process.env.BENCH_RECV_SETTINGS?.split(',');
-				for (const [i, setting] of ENGINE_SETTINGS.entries()) {
-					if (only && !only.includes(setting.key)) continue;
-					const id = `2${'abc'[i]}`;
+				for (const { setting, id } of settingsChosen('BENCH_RECV_SETTINGS', '2')) {
 					await guarded(id, `${id}. Receiving (${setting.key})`, async () => {
 						await restartUnder(setting);
 						return await benchReceivingUnder(ctx, workflows, recvSeconds, setting, id);
