@@ -6,7 +6,7 @@
  * `waiting` runs waiting and all replies sent at once.
  */
 import { signWebhookBody } from '../credentials/webhookSignature';
-import { SECRET_REUSE_MS } from '../nodes/BusinessMessagingTrigger/webhookSecret';
+import { SECRET_REUSE_MS } from '../nodes/shared/webhookSecret';
 import { sleep, waitFor } from '../tools/n8n/proc';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../tools/n8n/workflow';
 import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../tools/n8n/workflows';

@@ -27,7 +27,7 @@ import {
 } from './events';
 import { countRefusal, explain, isRefusalError, refusal, refusalError, type Refusal } from './refusals';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../credentials/webhookSignature';
-import { webhookSecret } from './webhookSecret';
+import { webhookSecret } from '../shared/webhookSecret';
 import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**

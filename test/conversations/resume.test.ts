@@ -4,13 +4,18 @@
  * 300 s, may resume the run. Anything else answers without resuming: what the trigger reads, and what
  * someone who learned the address gets (n8n checks no token there before 2.41; this check is the package's own).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { signWebhookBody } from '../../credentials/webhookSignature';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
-import { callResumeAddress } from '../helpers/resume';
+import { callResumeAddress, RESUME_CREDENTIAL_ID } from '../helpers/resume';
+import { DEFAULT_CREDENTIALS, TriggerHarness } from '../helpers/webhook';
+import { messageReceived, signedRequest } from '../trigger/requests';
+import { SECRET_REUSE_MS } from '../../nodes/shared/webhookSecret';
 import { useSandbox } from '../helpers/useSandbox';
 import { SANDBOX_CREDENTIALS, SANDBOX_SENDER_PHONE, type Sandbox } from '../../tools/sandbox';
 
@@ -107,4 +112,40 @@ test('expected replies with Continue: another reply resumes the run, its answer 
 	const body = reply('maybe');
 	const outcome = await callResumeAddress(sandbox, run, { query, headers: signed(body), body });
 	expect(outcome.resumedWith).toMatchObject({ replied: true, answer: null, reply: { body: 'maybe' } });
+});
+
+describe('the Webhook Secret the resume address checks with', () => {
+	const ROTATED = 'the-rotated-webhook-secret';
+
+	test('is the trigger’s reading of the same credential for a second: one reading checks a reply on both webhooks', async () => {
+		const { run, query } = await waiting();
+		// The trigger of the same credential receives the reply first, and reads the secret.
+		const trigger = new TriggerHarness({ credentialId: RESUME_CREDENTIAL_ID, credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: SANDBOX_CREDENTIALS.webhookSecret } });
+		const at = Math.floor(Date.now() / 1000);
+		expect((await trigger.send(signedRequest(SANDBOX_CREDENTIALS.webhookSecret, messageReceived('reply-1'), at))).workflowStarted).toBe(true);
+		expect(trigger.credentialReads).toBe(1);
+		// Saved with another secret a moment later: within the second, the reading the trigger made still checks the reply.
+		const body = reply('YES');
+		const outcome = await callResumeAddress(sandbox, run, { query, headers: signed(body), body }, { webhookSecret: ROTATED });
+		expect(outcome.body).toEqual({ outcome: 'resumed' });
+	});
+
+	test('is read again a second later: a reply signed with the rotated-out secret is refused, one with the new secret resumes', async () => {
+		const { run, query } = await waiting();
+		const body = reply('YES', { from: '+4915100000000' });
+		expect(await callResumeAddress(sandbox, run, { query, headers: signed(body), body })).toEqual({ status: 422, body: { outcome: 'other', reason: 'from another number' } });
+		await sleep(SECRET_REUSE_MS + 100);
+		const yes = reply('YES');
+		expect(await callResumeAddress(sandbox, run, { query, headers: signed(yes), body: yes }, { webhookSecret: ROTATED })).toEqual({ status: 401, body: { error: 'invalid signature' } });
+		const outcome = await callResumeAddress(sandbox, run, { query, headers: signed(yes, ROTATED), body: yes }, { webhookSecret: ROTATED });
+		expect(outcome.body).toEqual({ outcome: 'resumed' });
+	});
+
+	test('is not another credential’s: a reply signed with the trigger’s secret of another credential is refused', async () => {
+		const { run, query } = await waiting();
+		const trigger = new TriggerHarness({ credentialId: 'another-credential', credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: ROTATED } });
+		expect((await trigger.send(signedRequest(ROTATED, messageReceived('reply-2'), Math.floor(Date.now() / 1000)))).workflowStarted).toBe(true);
+		const body = reply('YES');
+		expect(await callResumeAddress(sandbox, run, { query, headers: signed(body, ROTATED), body })).toEqual({ status: 401, body: { error: 'invalid signature' } });
+	});
 });

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
-import { forgetWebhookSecrets } from '../../nodes/BusinessMessagingTrigger/webhookSecret';
+import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
 import { WAITS_PATH } from '../../nodes/shared/conversation';
 import { TriggerHarness, type WebhookOutcome } from './webhook';
 

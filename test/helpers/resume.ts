@@ -53,8 +53,17 @@ class Response extends EventEmitter {
 	}
 }
 
+/** The id of the credential the asking node uses, unless a test gives another. */
+export const RESUME_CREDENTIAL_ID = 'businessMessagingApi-id';
+
 /** One request to the resume address of `waiting` (a run of the asking node that waits). */
-export async function callResumeAddress(sandbox: Pick<Sandbox, 'credentials'>, waiting: RunResult, request: ResumeRequest, credentials: IDataObject = {}): Promise<ResumeOutcome> {
+export async function callResumeAddress(
+	sandbox: Pick<Sandbox, 'credentials'>,
+	waiting: RunResult,
+	request: ResumeRequest,
+	credentials: IDataObject = {},
+	credentialId = RESUME_CREDENTIAL_ID,
+): Promise<ResumeOutcome> {
 	const action = new BusinessMessaging();
 	const nodeTypes = { getByName: () => action, getByNameAndVersion: () => action, getKnownTypes: () => ({}) } as unknown as INodeTypes;
 	const node: INode = {
@@ -64,7 +73,7 @@ export async function callResumeAddress(sandbox: Pick<Sandbox, 'credentials'>, w
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: waiting.run.data.executionData!.nodeExecutionStack[0].node.parameters,
-		credentials: { businessMessagingApi: { id: 'businessMessagingApi-id', name: 'businessMessagingApi (test)' } },
+		credentials: { businessMessagingApi: { id: credentialId, name: 'businessMessagingApi (test)' } },
 	};
 	const workflow = new Workflow({ id: 'engine-test-workflow', nodes: [node], connections: {}, active: false, nodeTypes });
 	const rawBody = Buffer.from(request.body ?? '', 'utf8');

@@ -90,6 +90,11 @@ export interface TriggerSetup {
 	 * memory of accepted deliveries starts empty for it, as after a restart; harnesses sharing an id share it.
 	 */
 	workflowId?: string;
+	/**
+	 * The id of the credential the node uses (default: one of the workflow's own). Readings of the Webhook
+	 * Secret are shared per credential id, also with the asking node's resume address (nodes/shared/webhookSecret.ts).
+	 */
+	credentialId?: string;
 	/** The trigger node's version (default 1); n8n hands the node the raw body differently for 2. */
 	typeVersion?: number;
 }
@@ -350,7 +355,7 @@ export class TriggerHarness {
 			position: [0, 0],
 			webhookId: 'harness-webhook-id',
 			parameters: { ...(this.setup.parameters ?? {}) },
-			credentials: { [CREDENTIAL_TYPE]: { id: 'credential-1', name: 'Business Messaging account' } },
+			credentials: { [CREDENTIAL_TYPE]: { id: this.setup.credentialId ?? `credential-of-${this.workflowId}`, name: 'Business Messaging account' } },
 		};
 		const workflow = new Workflow({
 			id: this.workflowId,

@@ -1,13 +1,13 @@
 /**
  * The trigger reads its credential's Webhook Secret at most once a second per node under load
- * (nodes/BusinessMessagingTrigger/webhookSecret.ts). What a user sees: an edited secret takes effect
+ * (nodes/shared/webhookSecret.ts). What a user sees: an edited secret takes effect
  * within a second, a credential that failed to load is read again at once, and a test event always uses
  * the credential as it is now. The same in a real n8n: test/e2e/checks/trigger.ts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
-import { forgetWebhookSecrets, SECRET_REUSE_MS } from '../../nodes/BusinessMessagingTrigger/webhookSecret';
+import { forgetWebhookSecrets, SECRET_REUSE_MS } from '../../nodes/shared/webhookSecret';
 import { DEFAULT_CREDENTIALS, TEST_WEBHOOK_SECRET, TriggerHarness } from '../helpers/webhook';
 import { messageReceived, signedRequest } from './requests';
 

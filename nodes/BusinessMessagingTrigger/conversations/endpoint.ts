@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookRespo
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../credentials/webhookSignature';
 import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../shared/conversation';
-import { webhookSecret } from '../webhookSecret';
+import { webhookSecret } from '../../shared/webhookSecret';
 import { Waits } from './waits';
 
 /**

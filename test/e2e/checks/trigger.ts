@@ -7,7 +7,7 @@ import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { SandboxProcess } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
-import { SECRET_REUSE_MS } from '../../../nodes/BusinessMessagingTrigger/webhookSecret';
+import { SECRET_REUSE_MS } from '../../../nodes/shared/webhookSecret';
 import { bareTriggerWorkflow, CREDENTIAL_TYPE, type CredentialRef, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { type Workflow, webhookIdFor } from '../../../tools/n8n/workflow';
 

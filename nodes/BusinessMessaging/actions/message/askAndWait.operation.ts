@@ -9,9 +9,9 @@ import { NodeOperationError, updateDisplayOptions, WAIT_INDEFINITELY } from 'n8n
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../../credentials/webhookSignature';
 import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/conversation';
+import { webhookSecret } from '../../../shared/webhookSecret';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';
-import { CREDENTIAL_TYPE } from '../../../../credentials/credentialType';
 import { phoneFieldRecipient } from '../../helpers/recipient';
 import { RunState } from '../../helpers/runState';
 import { getSender } from '../../helpers/sender';
@@ -331,8 +331,8 @@ async function replyWebhook(this: IWebhookFunctions): Promise<IWebhookResponseDa
 
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
-	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+	// The trigger read the same credential a moment ago to check this reply: that reading serves here too.
+	const secret = await webhookSecret(this);
 	const headers = this.getHeaderData();
 	const check = secret
 		? verifySignature(secret, headers[SIGNATURE_HEADER], headers[TIMESTAMP_HEADER], rawBody, Math.floor(Date.now() / 1000))

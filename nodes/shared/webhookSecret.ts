@@ -3,12 +3,15 @@ import { sleep, type IWebhookFunctions } from 'n8n-workflow';
 import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
- * How long one reading of the credential's Webhook Secret serves the same trigger node. Reading a
- * credential is the costliest step n8n takes for this trigger per event (a database query, a decryption
- * and n8n's policy checks: about a sixth of n8n's CPU per event, docs/performance.md), so under load one
- * reading serves a second of events. An edited, rotated or deleted credential takes effect within this
- * time; n8n still checks the workflow's access to the credential before every run. The secret is dropped
- * from memory when the time is up, and never reused while the editor listens for a test event.
+ * How long one reading of a credential's Webhook Secret serves the webhooks that check signatures with it:
+ * the trigger, and the resume address of Ask and Wait for Chat Reply, which the trigger calls a moment after
+ * it read the same credential. Reading a credential is the costliest step n8n takes per event (a database
+ * query, a decryption and n8n's policy checks: about a sixth of n8n's CPU per event, docs/performance.md), so
+ * under load one reading serves a second of events, and a reply is checked with one reading, not two. An
+ * edited, rotated or deleted credential takes effect within this time; n8n still checks a workflow's access
+ * to the credential before every run, and the secret only ever checks a signature, never reaches a workflow.
+ * It is dropped from memory when the time is up, and never reused while the editor listens for a test event
+ * or resumes a run started there.
  */
 export const SECRET_REUSE_MS = 1000;
 
@@ -17,7 +20,7 @@ interface Reading {
 	usableUntilMs: number;
 }
 
-/** Readings under way or done, per workflow, node and credential; each removed after SECRET_REUSE_MS. */
+/** Readings under way or done, per credential; each removed after SECRET_REUSE_MS. */
 const readings = new Map<string, Reading>();
 
 async function readSecret(context: IWebhookFunctions): Promise<string> {
@@ -29,14 +32,13 @@ async function readSecret(context: IWebhookFunctions): Promise<string> {
 export async function webhookSecret(context: IWebhookFunctions): Promise<string> {
 	const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id;
 	if (context.getMode() === 'manual' || !credentialId) return await readSecret(context);
-	const key = `${context.getWorkflow().id ?? ''}/${context.getNode().id}/${credentialId}`;
-	const kept = readings.get(key);
+	const kept = readings.get(credentialId);
 	// The time check holds the bound even when a stalled event loop delays the removal below.
 	if (kept !== undefined && Date.now() < kept.usableUntilMs) return await kept.secret;
 	const reading: Reading = { secret: readSecret(context), usableUntilMs: Date.now() + SECRET_REUSE_MS };
-	readings.set(key, reading);
+	readings.set(credentialId, reading);
 	const forget = () => {
-		if (readings.get(key) === reading) readings.delete(key);
+		if (readings.get(credentialId) === reading) readings.delete(credentialId);
 	};
 	void sleep(SECRET_REUSE_MS).then(forget);
 	// A failed reading is not reused: the next request reads again.
