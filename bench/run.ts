@@ -144,7 +144,7 @@ async function main(): Promise<number> {
 			if (sections.has('media')) await guarded('3', '3. Media', () => benchMedia(ctx, workflows, mediaMb));
 			if (sections.has('listing') && listing) await guarded('4', '4. Listing', () => benchListing(ctx, listing.sandboxes));
 			if (sections.has('conversations')) {
-				// Under each expression-engine setting, with the isolate counter: the isolates explain the gap (docs/conversations.md).
+				// Under each expression-engine setting, with the isolate counter: the isolates explain the gap (docs/performance.md, What bounds the targets).
 				for (const { setting, id } of settingsChosen('BENCH_CONV_SETTINGS', '7')) {
 					await guarded(id, `${id}. Conversations (${setting.key})`, async () => {
 						await restartUnder(setting);

@@ -446,7 +446,7 @@ export class N8n {
 		type Status = { data?: { status?: string; triggers?: Array<{ errorMessage?: string | null }> } };
 		const settled = await waitFor(`workflow ${workflowId} to be published`, async () => {
 			const res = await this.rest<Status>('GET', `/workflows/${workflowId}/publication-status`);
-			if (res.status === 404) return 'published';
+			if (res.status === 404) return 'none';
 			const status = res.body?.data?.status;
 			// Thrown to be asked again; the last one is in the timeout's message.
 			if (res.status !== 200 || typeof status !== 'string') throw new Error(`publication status answered ${res.status}`);
@@ -455,7 +455,7 @@ export class N8n {
 			}
 			return status === 'published' ? status : undefined;
 		}, 60_000, 100);
-		if (settled !== 'published') throw new Error(`activate ${workflowId}: n8n's publication ${settled}`);
+		if (settled !== 'published' && settled !== 'none') throw new Error(`activate ${workflowId}: n8n's publication ${settled}`);
 	}
 
 	async deactivate(workflowId: string): Promise<void> {
