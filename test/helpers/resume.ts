@@ -53,17 +53,11 @@ class Response extends EventEmitter {
 	}
 }
 
-/** The id of the credential the asking node uses, unless a test gives another. */
+/** The id of the credential the asking node uses: a trigger harness given it shares its readings of the Webhook Secret. */
 export const RESUME_CREDENTIAL_ID = 'businessMessagingApi-id';
 
 /** One request to the resume address of `waiting` (a run of the asking node that waits). */
-export async function callResumeAddress(
-	sandbox: Pick<Sandbox, 'credentials'>,
-	waiting: RunResult,
-	request: ResumeRequest,
-	credentials: IDataObject = {},
-	credentialId = RESUME_CREDENTIAL_ID,
-): Promise<ResumeOutcome> {
+export async function callResumeAddress(sandbox: Pick<Sandbox, 'credentials'>, waiting: RunResult, request: ResumeRequest, credentials: IDataObject = {}): Promise<ResumeOutcome> {
 	const action = new BusinessMessaging();
 	const nodeTypes = { getByName: () => action, getByNameAndVersion: () => action, getKnownTypes: () => ({}) } as unknown as INodeTypes;
 	const node: INode = {
@@ -73,7 +67,7 @@ export async function callResumeAddress(
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: waiting.run.data.executionData!.nodeExecutionStack[0].node.parameters,
-		credentials: { businessMessagingApi: { id: credentialId, name: 'businessMessagingApi (test)' } },
+		credentials: { businessMessagingApi: { id: RESUME_CREDENTIAL_ID, name: 'businessMessagingApi (test)' } },
 	};
 	const workflow = new Workflow({ id: 'engine-test-workflow', nodes: [node], connections: {}, active: false, nodeTypes });
 	const rawBody = Buffer.from(request.body ?? '', 'utf8');
