@@ -23,9 +23,13 @@ interface Reading {
 /** Readings under way or done, per credential; each removed after SECRET_REUSE_MS. */
 const readings = new Map<string, Reading>();
 
-async function readSecret(context: IWebhookFunctions): Promise<string> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+/** The Webhook Secret in a credential's data ('' when not filled in). */
+export function secretIn(credentials: { webhookSecret?: unknown }): string {
 	return typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+}
+
+async function readSecret(context: IWebhookFunctions): Promise<string> {
+	return secretIn(await context.getCredentials(CREDENTIAL_TYPE));
 }
 
 /** The credential's Webhook Secret ('' when not filled in). Concurrent requests share one reading. */

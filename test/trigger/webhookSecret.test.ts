@@ -1,5 +1,5 @@
 /**
- * The trigger reads its credential's Webhook Secret at most once a second per node under load
+ * The trigger reads its credential's Webhook Secret at most once a second per credential under load
  * (nodes/shared/webhookSecret.ts). What a user sees: an edited secret takes effect
  * within a second, a credential that failed to load is read again at once, and a test event always uses
  * the credential as it is now. The same in a real n8n: test/e2e/checks/trigger.ts.
@@ -74,7 +74,7 @@ describe('reading the Webhook Secret', () => {
 		expect(harness.credentialReads).toBe(2);
 	});
 
-	it('keeps each trigger node to its own credential', async () => {
+	it('checks each credential’s events with that credential’s own secret only', async () => {
 		const one = new TriggerHarness({ workflowId: 'workflow-one' });
 		const two = new TriggerHarness({ workflowId: 'workflow-two', credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: 'secret-two' } });
 		expect((await one.send(signed(TEST_WEBHOOK_SECRET, 'to-one'))).workflowStarted).toBe(true);

@@ -9,7 +9,7 @@ import { NodeOperationError, updateDisplayOptions, WAIT_INDEFINITELY } from 'n8n
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../../credentials/webhookSignature';
 import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/conversation';
-import { webhookSecret } from '../../../shared/webhookSecret';
+import { secretIn, webhookSecret } from '../../../shared/webhookSecret';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';
 import { phoneFieldRecipient } from '../../helpers/recipient';
@@ -212,7 +212,7 @@ function expectedOf(ctx: IExecuteFunctions, template?: IDataObject): string[] | 
 }
 
 function webhookSecretOf(ctx: IExecuteFunctions, credentials: IDataObject): string {
-	const secret = typeof credentials.webhookSecret === 'string' ? credentials.webhookSecret : '';
+	const secret = secretIn(credentials);
 	if (secret !== '') return secret;
 	throw new NodeOperationError(ctx.getNode(), 'Webhook Secret (credential): empty', {
 		description:
