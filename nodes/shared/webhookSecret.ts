@@ -8,8 +8,9 @@ import { CREDENTIAL_TYPE } from '../../credentials/credentialType';
  * it read the same credential. Reading a credential is the costliest step n8n takes per event (a database
  * query, a decryption and n8n's policy checks: about a sixth of n8n's CPU per event, docs/performance.md), so
  * under load one reading serves a second of events, and a reply is checked with one reading, not two. An
- * edited, rotated or deleted credential takes effect within this time; n8n still checks a workflow's access
- * to the credential before every run, and the secret only ever checks a signature, never reaches a workflow.
+ * edited, rotated or deleted credential takes effect within this time. The secret only ever checks a
+ * signature and never reaches a workflow; n8n checks a workflow's access to its credentials before every
+ * run, a resumed one too (WorkflowRunner.run in n8n/dist/workflow-runner.js).
  * It is dropped from memory when the time is up, and never reused while the editor listens for a test event
  * or resumes a run started there.
  */

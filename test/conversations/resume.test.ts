@@ -141,6 +141,18 @@ describe('the Webhook Secret the resume address checks with', () => {
 		expect(outcome.body).toEqual({ outcome: 'resumed' });
 	});
 
+	test('is read afresh for a run started in the editor: the trigger’s reading of a moment ago does not check its reply', async () => {
+		const { run, query } = await waiting();
+		const trigger = new TriggerHarness({ credentialId: RESUME_CREDENTIAL_ID, credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: SANDBOX_CREDENTIALS.webhookSecret } });
+		expect((await trigger.send(signedRequest(SANDBOX_CREDENTIALS.webhookSecret, messageReceived('reply-3'), Math.floor(Date.now() / 1000)))).workflowStarted).toBe(true);
+		// Saved with another secret a moment later: the editor's run checks with the credential as it is now.
+		const body = reply('YES');
+		const manual = { query, executionMode: 'manual' as const };
+		expect(await callResumeAddress(sandbox, run, { ...manual, headers: signed(body), body }, { webhookSecret: ROTATED })).toEqual({ status: 401, body: { error: 'invalid signature' } });
+		const outcome = await callResumeAddress(sandbox, run, { ...manual, headers: signed(body, ROTATED), body }, { webhookSecret: ROTATED });
+		expect(outcome.body).toEqual({ outcome: 'resumed' });
+	});
+
 	test('is not another credential’s: a reply signed with the trigger’s secret of another credential is refused', async () => {
 		const { run, query } = await waiting();
 		const trigger = new TriggerHarness({ credentialId: 'another-credential', credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: ROTATED } });

@@ -22,6 +22,8 @@ export interface ResumeRequest {
 	query: string;
 	headers?: Record<string, string>;
 	body?: string;
+	/** The mode of the waiting run, which n8n resumes it in (waiting-webhooks.js): 'manual' for a run started in the editor. */
+	executionMode?: 'webhook' | 'manual';
 }
 
 export interface ResumeOutcome {
@@ -84,7 +86,7 @@ export async function callResumeAddress(sandbox: Pick<Sandbox, 'credentials'>, w
 	} as unknown as IWorkflowExecuteAdditionalData;
 	const description = (action.description.webhooks ?? []).find((w) => w.httpMethod === req.method)!;
 	const webhookData = { httpMethod: req.method, node: node.name, path: 'node-under-test-id', webhookDescription: description, workflowId: workflow.id, workflowExecuteAdditionalData: additionalData } as IWebhookData;
-	const context = new WebhookContext(workflow, node, additionalData, 'webhook', webhookData, [], waiting.run.data);
+	const context = new WebhookContext(workflow, node, additionalData, request.executionMode ?? 'webhook', webhookData, [], waiting.run.data);
 	const result: IWebhookResponseData = await (action as INodeType).webhook!.call(context);
 	const outcome: ResumeOutcome = result.workflowData
 		? { status: 200, body: result.webhookResponse, resumedWith: result.workflowData[0][0].json }
