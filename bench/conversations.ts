@@ -19,6 +19,11 @@ const AFTER = 'After';
 const TRIGGER_HOOK = webhookIdFor('bench-conversations');
 /** How many asking runs are started at the same time while runs are being put to wait. */
 const START_CONCURRENCY = 5;
+/**
+ * How long after a run waits its customer answers, in both measurements: later than the trigger reuses its
+ * reading of the Webhook Secret (the wait's registration read it), so every reply pays the reading a real one does.
+ */
+const REPLY_AFTER_MS = SECRET_REUSE_MS + 200;
 
 export function conversationWorkflows(credential: CredentialRef): Workflow[] {
 	const trigger = chain('benchConvTrigger', 'Bench: conversations trigger', [
@@ -141,8 +146,7 @@ async function latencies(ctx: BenchContext, start: Starter, samples: number): Pr
 	let isolates = 0;
 	for (let n = 0; n < samples; n++) {
 		const w = await start(n);
-		// A customer answers later than the trigger reuses a reading of the Webhook Secret (the wait's registration read it).
-		await sleep(SECRET_REUSE_MS + 200);
+		await sleep(REPLY_AFTER_MS);
 		const before = await settledIsolates(ctx);
 		const t0 = Date.now();
 		const status = await w.resume();
@@ -156,8 +160,7 @@ async function latencies(ctx: BenchContext, start: Starter, samples: number): Pr
 /** `waiting` runs waiting, all replies sent at once: resumes per second, from the first send to the last first node. */
 async function throughput(ctx: BenchContext, start: Starter, waiting: number, offset: number): Promise<number> {
 	const runs = await inBatches(waiting, START_CONCURRENCY, (n) => start(offset + n));
-	// As in latencies: replies come later than the trigger reuses the registrations' reading of the Webhook Secret.
-	await sleep(SECRET_REUSE_MS + 200);
+	await sleep(REPLY_AFTER_MS);
 	const t0 = Date.now();
 	const statuses = await Promise.all(runs.map((w) => w.resume()));
 	const bad = statuses.filter((s) => s !== 200);
