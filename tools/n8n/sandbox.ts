@@ -35,7 +35,7 @@ export interface Delivery {
 	url: string;
 	body: string;
 	state: 'pending' | 'delivered' | 'failed' | 'rejected';
-	attempts: Array<{ attempt: number; status: number | null; error?: string; responseBody?: string }>;
+	attempts: Array<{ attempt: number; sentAt: string; status: number | null; error?: string; responseBody?: string }>;
 }
 
 export class SandboxProcess {

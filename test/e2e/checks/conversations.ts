@@ -471,9 +471,21 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				// The kill follows the first 2xx at once.
 				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10);
 				const pid = n8n.pid!;
+				const killedAt = new Date().toISOString().slice(11, 23);
 				process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
 				await n8n.exited;
-				const acknowledged = new Set((await Promise.all(ids.map((id) => sandbox.delivery(id)))).filter((d) => d.attempts.some((a) => a.status === 200)).map((d) => d.id));
+				// Read once the sandbox has recorded how every attempt under way at the kill ended: an answer n8n sent
+				// just before it died may still be on its way in (ended attempts have a status or an error).
+				const answered = await waitFor(
+					'the attempts under way at the kill to end',
+					async () => {
+						const all = await Promise.all(ids.map((id) => sandbox.delivery(id)));
+						return all.every((d) => d.attempts.every((a) => a.status !== null || a.error !== undefined)) ? all : undefined;
+					},
+					30_000,
+					10,
+				);
+				const acknowledged = new Set(answered.filter((d) => d.attempts.some((a) => a.status === 200)).map((d) => d.id));
 				await n8n.start();
 				// The sandbox retries the others (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after that
 				// is sent again once, as the service's later retry would, rather than waiting its 6 (scaled) minutes.
@@ -494,10 +506,13 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
 					const where = inRun ? `in its run (${run.status})` : triggerSeen.includes(messageId) ? 'started the trigger’s workflow' : 'nowhere';
 					outcomes[where] = (outcomes[where] ?? 0) + 1;
-					if (acknowledged.has(ids[i]) && !inRun) problems.push(`${kill}: ${q.phone}'s reply, answered 2xx before the kill, is not in its run (${run.status}; ${where})`);
-					if (where === 'nowhere') problems.push(`${kill}: ${q.phone}'s reply is lost (delivery ${settled[i].state}, run ${run.status})`);
-					if (run.status === 'waiting' && settled[i].state === 'delivered') problems.push(`${kill}: ${q.phone}'s reply was answered 2xx, its run still waits`);
-					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problems.push(`${kill}: ${q.phone}'s reply was never answered 2xx (run ${run.status}, reply ${where})`);
+					// What the trigger answered each attempt, and when the kill came: names the path that answered.
+					const attempts = settled[i].attempts.map((a) => `#${a.attempt} at ${a.sentAt.slice(11, 23)}: ${a.status ?? a.error} ${(a.responseBody ?? '').slice(0, 100)}`).join(' | ');
+					const problem = (what: string) => problems.push(`${kill}: ${q.phone}'s reply ${what} (killed at ${killedAt}; attempts: ${attempts})`);
+					if (acknowledged.has(ids[i]) && !inRun) problem(`answered 2xx before the kill is not in its run (${run.status}; ${where})`);
+					if (where === 'nowhere') problem(`is lost (delivery ${settled[i].state}, run ${run.status})`);
+					if (run.status === 'waiting' && settled[i].state === 'delivered') problem('was answered 2xx, its run still waits');
+					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problem(`was never answered 2xx (run ${run.status}, reply ${where})`);
 				}
 				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${acknowledged.size} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
 			}
