@@ -14,6 +14,12 @@ import { INSTALL_OVERRIDES, n8nFeatures, type N8nFeatures, selectedN8nVersion } 
 export const N8N_VERSION = selectedN8nVersion();
 export const PACKAGE_NAME = 'n8n-nodes-business-messaging';
 export const REPO_ROOT = resolve(__dirname, '../..');
+/**
+ * What n8n answers, with status 200, to every request (webhooks included) while it starts and its database is
+ * not yet migrated, before any node sees the request (`setupHealthCheck` in n8n/dist/abstract-server.js, 1.123 to
+ * 2.41). The service takes it for a delivery.
+ */
+export const N8N_STARTING_UP_ANSWER = 'n8n is starting up. Please wait';
 
 /**
  * Installs an n8n version into the cache folder (reused when complete) and returns that folder. The
