@@ -451,8 +451,10 @@ const KILL_ROUND_RUNS = 4;
  * `docker kill`) right after it answered a customer's reply 2xx, with more replies under way; restarted
  * on the same database while the sandbox retries what got no 2xx, as the service does. Every reply answered
  * 2xx must be in its run: resumed with it, or, when the kill came while that run was running, kept in the
- * run n8n then marks crashed. No reply may be lost: each ends in its run or, if that no longer waits, starts
- * the trigger's workflow. A run that waited across both restarts still takes its reply.
+ * run n8n then marks crashed. No reply that reaches the trigger may be lost: each ends in its run or, if that
+ * no longer waits, starts the trigger's workflow. (A retry that lands while n8n starts up gets n8n's own 200
+ * and never reaches the trigger: counted apart, docs/trigger.md#while-n8n-starts.) A run that waited across
+ * both restarts still takes its reply.
  */
 export function conversationRestartCheck(stack: Stack, log: (line: string) => void = () => undefined): Check {
 	return {
