@@ -229,7 +229,7 @@ async function main(): Promise<number> {
 			assertEqual(opened.status, 200, 'GET /rest/workflows/:id after the uninstall');
 			const missing = opened.body.data.nodes.filter((node) => !types.nodes.has(node.type)).map((node) => node.type);
 			assertEqual(missing.sort(), [ACTION_TYPE, TRIGGER_TYPE].sort(), 'node types the editor finds missing');
-			const health = await fetch(`${n8n.baseUrl}/healthz/readiness`);
+			const health = await fetch(n8n.readinessUrl);
 			assertEqual(health.status, 200, 'n8n readiness after the uninstall');
 			const activate = await n8n.api<{ message?: string }>('POST', `/workflows/${text.id}/activate`);
 			assert(activate.status >= 400, `activating a workflow with a missing node should fail, got ${activate.status}`);

@@ -155,6 +155,11 @@ export class N8n {
 		return `http://127.0.0.1:${this.port}`;
 	}
 
+	/** Answers 200 once n8n's database is migrated and it serves requests itself (503 before). */
+	get readinessUrl(): string {
+		return `${this.baseUrl}/healthz/readiness`;
+	}
+
 	get logFile(): string {
 		return join(this.home, `${this.name}.log`);
 	}
@@ -330,7 +335,7 @@ export class N8n {
 			waitFor(
 				`n8n ${command} /healthz/readiness`,
 				async () => {
-					const res = await fetch(`${this.baseUrl}/healthz/readiness`);
+					const res = await fetch(this.readinessUrl);
 					const body = (await res.json().catch(() => ({}))) as { status?: string };
 					return res.ok && body.status === 'ok' ? true : undefined;
 				},
