@@ -15,7 +15,7 @@ import { waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
-import { expectExecutionCount, signWebhookBody } from '../e2e/checks/trigger';
+import { eventsWhileN8nStarts, expectExecutionCount, signWebhookBody, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
 import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
@@ -238,6 +238,16 @@ async function main(): Promise<number> {
 				assertEqual(runs.map((r) => (askOutput(r).reply as { body?: string }).body), ['reply to A', 'reply to B'], 'each run’s reply');
 				assertRanOnWorker(s, [a.executionId, b.executionId]);
 				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');
+			},
+		},
+		{
+			name: `trigger, a webhook process restarted: ${WHILE_N8N_STARTS}`,
+			timeoutMs: 240_000,
+			fn: async () => {
+				const restarting = s.webhooks[1];
+				const workflow = byName('Queue: trigger, reply');
+				const url = `${restarting.baseUrl}${triggerProductionPath(REPLY_HOOK)}`;
+				await eventsWhileN8nStarts({ restarting, command: 'webhook', url, secret, api: n8n, workflowId: workflow.id, log: (line) => process.stdout.write(`# ${line}\n`) });
 			},
 		},
 		{

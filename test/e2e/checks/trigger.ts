@@ -2,7 +2,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, type N8nCommand, N8N_STARTING_UP_ANSWER, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { SandboxProcess } from '../../../tools/n8n/sandbox';
@@ -70,6 +70,63 @@ async function postSigned(url: string, secret: string, body: string, timestamp: 
 		body,
 	});
 	return { status: res.status, body: await res.text() };
+}
+
+/** What eventsWhileN8nStarts checks, for the checks' names. */
+export const WHILE_N8N_STARTS =
+	'while n8n starts, events n8n itself answers 200 "n8n is starting up" (its database not ready) never reach the trigger and start no run, /healthz/readiness never says 200 before such an answer, and the events the trigger answers run';
+
+/**
+ * Restarts one n8n process (`n8n start`, or a queue's `n8n webhook`) while events are sent to the trigger on it,
+ * as the service's retries would land on it: is the process ready, then one new signed event, again and again
+ * until the trigger itself has answered one. Logs what came back; asserts WHILE_N8N_STARTS.
+ */
+export async function eventsWhileN8nStarts(o: {
+	restarting: N8n;
+	command?: N8nCommand;
+	/** The trigger's production URL on the restarted process. */
+	url: string;
+	secret: string;
+	/** The process whose public API lists the trigger workflow's executions. */
+	api: N8n;
+	workflowId: string;
+	log: (line: string) => void;
+}): Promise<void> {
+	type Sample = { ready: number | 'refused'; status: number | 'refused'; body: string; contactId: number; at: number };
+	const samples: Sample[] = [];
+	await o.restarting.stop();
+	let startFailed: unknown;
+	const starting = o.restarting.start({ command: o.command }).catch((error: unknown) => (startFailed = error ?? 'n8n did not start'));
+	for (let i = 0; ; i++) {
+		if (startFailed !== undefined) throw startFailed;
+		const ready = await fetch(o.restarting.readinessUrl).then(
+			(r) => r.status,
+			() => 'refused' as const,
+		);
+		const contactId = 9300000 + i;
+		const answer = await postSigned(o.url, o.secret, eventBody('contact.updated', { contact_id: contactId, name: `While n8n starts ${i}` }), Math.floor(Date.now() / 1000)).catch(() => undefined);
+		samples.push({ ready, status: answer?.status ?? 'refused', body: answer?.body ?? '', contactId, at: Date.now() });
+		if (startedExecutionId(answer?.body)) break;
+		// Soon after n8n opens its port: the "starting up" answers begin then, and may last only milliseconds.
+		await sleep(answer ? 20 : 2);
+	}
+	await starting;
+	const startingUp = samples.filter((s) => s.status === 200 && s.body === N8N_STARTING_UP_ANSWER);
+	const reached = samples.filter((s) => startedExecutionId(s.body) !== undefined);
+	const window = startingUp.length > 0 ? startingUp[startingUp.length - 1].at - startingUp[0].at : 0;
+	const firstReady = samples.findIndex((s) => s.ready === 200);
+	const summary = `${samples.length} events: ${samples.filter((s) => s.status === 'refused').length} refused, ${startingUp.length} answered "starting up" (for ${window} ms), ${reached.length} started a run; readiness said 200 ${firstReady < 0 ? 'before none of them' : `first before event ${firstReady}`}`;
+	o.log(summary);
+	// Whether n8n answers "starting up" at all depends on whether a request gets in while its migrations run (a
+	// short stretch on these databases; a restart in the diagnostics missed it): logged above, not required.
+	// readiness is asked before each event: once it has said 200, n8n no longer answers for the trigger.
+	assertEqual(startingUp.filter((s) => s.ready === 200).length, 0, `events answered "starting up" after readiness said 200 (${summary})`);
+	assert(reached.length > 0, `no event reached the trigger after the start (${summary})`);
+	const ranFor = async () => (await settledExecutions(o.api, o.workflowId)).map((e) => (triggerJson(e).data as { contact_id?: number } | undefined)?.contact_id);
+	await waitFor('a run for every event the trigger answered', async () => ((await ranFor()).filter((id) => reached.some((s) => s.contactId === id)).length === reached.length ? true : undefined), 60_000, 300);
+	await sleep(1500);
+	const ran = await ranFor();
+	assertEqual(startingUp.filter((s) => ran.includes(s.contactId)).length, 0, `events answered "starting up" that started a run (${summary})`);
 }
 
 export async function runTriggerChecks(stack: Stack, webhookId: string, log: (line: string) => void = () => undefined): Promise<Check[]> {
@@ -272,48 +329,11 @@ export async function runTriggerChecks(stack: Stack, webhookId: string, log: (li
 			},
 		},
 		{
-			name: 'trigger: while n8n starts, events n8n itself answers 200 "n8n is starting up" (its database not ready) never reach the trigger and start no run, /healthz/readiness never says 200 before such an answer, and the events the trigger answers run',
+			name: `trigger: ${WHILE_N8N_STARTS}`,
 			timeoutMs: 240_000,
 			fn: async () => {
-				const secret = sandbox.credentials.webhookSecret;
-				const readinessUrl = `${n8n.baseUrl}/healthz/readiness`;
-				type Sample = { ready: number | 'refused'; status: number | 'refused'; body: string; contactId: number; at: number };
-				const samples: Sample[] = [];
-				await n8n.stop();
-				let startFailed: unknown;
-				const starting = n8n.start().catch((error: unknown) => (startFailed = error ?? 'n8n did not start'));
-				// As the service's retries would land on a restarting n8n: is n8n ready, then one new event, again and
-				// again until the trigger itself has answered one.
-				for (let i = 0; ; i++) {
-					if (startFailed !== undefined) throw startFailed;
-					const ready = await fetch(readinessUrl).then(
-						(r) => r.status,
-						() => 'refused' as const,
-					);
-					const contactId = 9300000 + i;
-					const answer = await postSigned(productionUrl, secret, eventBody('contact.updated', { contact_id: contactId, name: `While n8n starts ${i}` }), Math.floor(Date.now() / 1000)).catch(() => undefined);
-					samples.push({ ready, status: answer?.status ?? 'refused', body: answer?.body ?? '', contactId, at: Date.now() });
-					if (startedExecutionId(answer?.body)) break;
-					// Soon after n8n opens its port: the "starting up" answers begin then, and may last only milliseconds.
-					await sleep(answer ? 20 : 2);
-				}
-				await starting;
+				await eventsWhileN8nStarts({ restarting: n8n, url: productionUrl, secret: sandbox.credentials.webhookSecret, api: n8n, workflowId, log });
 				await n8n.login();
-				const startingUp = samples.filter((s) => s.status === 200 && s.body === N8N_STARTING_UP_ANSWER);
-				const reached = samples.filter((s) => startedExecutionId(s.body) !== undefined);
-				const window = startingUp.length > 0 ? startingUp[startingUp.length - 1].at - startingUp[0].at : 0;
-				const summary = `${samples.length} events: ${samples.filter((s) => s.status === 'refused').length} refused, ${startingUp.length} answered "starting up" (for ${window} ms), ${reached.length} started a run; readiness 200 first before event ${samples.findIndex((s) => s.ready === 200)}`;
-				log(summary);
-				// Whether n8n answers "starting up" at all depends on whether a request gets in while its migrations run (a
-				// short stretch on these databases; a restart in the diagnostics missed it): logged above, not required.
-				// readiness is asked before each event: once it has said 200, n8n no longer answers for the trigger.
-				assertEqual(startingUp.filter((s) => s.ready === 200).length, 0, `events answered "starting up" after readiness said 200 (${summary})`);
-				assert(reached.length > 0, `no event reached the trigger after the start (${summary})`);
-				const ranFor = async () => (await settledExecutions(n8n, workflowId)).map((e) => (triggerJson(e).data as { contact_id?: number } | undefined)?.contact_id);
-				await waitFor('a run for every event the trigger answered', async () => ((await ranFor()).filter((id) => reached.some((s) => s.contactId === id)).length === reached.length ? true : undefined), 30_000, 300);
-				await sleep(1500);
-				const ran = await ranFor();
-				assertEqual(startingUp.filter((s) => ran.includes(s.contactId)).length, 0, `events answered "starting up" that started a run (${summary})`);
 			},
 		},
 		{
