@@ -93,6 +93,9 @@ function chainedWorkflow(credential: CredentialRef): Workflow {
 	return chain('e2eAskChained', 'E2E: ask and wait for chat reply (Chained)', [webhookTrigger('e2e-ask-chained', 'Run', 'onReceived'), first, second, node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {})]);
 }
 
+/** The limit of the question the kill check asks first: past the first restart, and before the check's end. */
+const RESTART_LIMIT_SECONDS = 45;
+
 const limit = (seconds: number) => ({ limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: `={{ $now.plus({ seconds: ${seconds} }).toISO() }}` } } });
 
 export function conversationWorkflows(credential: CredentialRef): Workflow[] {
@@ -100,6 +103,7 @@ export function conversationWorkflows(credential: CredentialRef): Workflow[] {
 		conversationTriggerWorkflow(credential),
 		askWorkflow(credential, 'Any', {}),
 		askWorkflow(credential, 'Timeout', { options: limit(3) }),
+		askWorkflow(credential, 'Limit45', { options: limit(RESTART_LIMIT_SECONDS) }),
 		askWorkflow(credential, 'Sender', { senderPhone: SANDBOX_SENDER_PHONE }),
 		askWorkflow(credential, 'Template', {
 			textSource: 'template',
@@ -454,20 +458,24 @@ const KILL_ROUND_RUNS = 4;
  * run n8n then marks crashed. No reply that reaches the trigger may be lost: each ends in its run or, if that
  * no longer waits, starts the trigger's workflow. (A retry that lands while n8n starts up gets n8n's own 200
  * and never reaches the trigger: counted apart, docs/trigger.md#while-n8n-starts.) A run that waited across
- * both restarts still takes its reply.
+ * both restarts still takes its reply, and one whose Limit Wait Time passes after the first restart goes on
+ * without a reply.
  */
 export function conversationRestartCheck(stack: Stack, log: (line: string) => void = () => undefined): Check {
 	return {
-		name: `conversations: replies answered 2xx just before SIGKILL, and before SIGTERM, are in their runs, and no reply that reached the trigger is lost (${KILL_ROUND_RUNS} replies at once per round); a run waiting across both restarts keeps its wait`,
+		name: `conversations: replies answered 2xx just before SIGKILL, and before SIGTERM, are in their runs, and no reply that reached the trigger is lost (${KILL_ROUND_RUNS} replies at once per round); a run waiting across both restarts keeps its wait, and one whose limit passes after a restart takes the no-reply path`,
 		timeoutMs: 900_000,
 		fn: async () => {
 			const { n8n, sandbox } = stack;
 			const any = byKey(stack, 'Any');
 			const survivor = await askCustomer(stack, any, newCustomer(), 'survivor');
+			// Gets no reply: its Limit Wait Time passes after the first restart, and n8n must still end its wait then.
+			const unanswered = await askCustomer(stack, byKey(stack, 'Limit45'), newCustomer(), 'unanswered');
 			const problems: string[] = [];
 			for (const kill of ['SIGKILL', 'SIGTERM'] as const) {
 				const questions: Question[] = [];
 				for (let i = 0; i < KILL_ROUND_RUNS; i++) questions.push(await askCustomer(stack, any, newCustomer(), `${kill}-${i}`));
+				if (kill === 'SIGKILL') assertEqual(await status(n8n, unanswered), 'waiting', `the unanswered question before the first restart (limit ${RESTART_LIMIT_SECONDS} s)`);
 				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
 				const ids = await Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url })));
 				// The kill follows the first 2xx at once.
@@ -531,6 +539,8 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 			assertEqual(await status(n8n, survivor), 'waiting', 'the survivor after two restarts');
 			await customerWrites(stack, survivor.phone, 'after the restarts');
 			assertEqual((askOutput(await settledRun(n8n, survivor)).reply as Record<string, unknown>).body, 'after the restarts', 'the survivor’s reply');
+			const timedOut = await settledRun(n8n, unanswered, 200_000);
+			assertEqual([timedOut.status, askOutput(timedOut).replied], ['success', false], 'the unanswered question’s run after its limit passed across a restart (status, replied)');
 		},
 	};
 }
