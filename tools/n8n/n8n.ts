@@ -300,8 +300,9 @@ export class N8n {
 	}
 
 	/**
-	 * Starts `n8n start` (or `n8n webhook` / `n8n worker`) on 127.0.0.1 and waits for readiness. A worker
-	 * answers /healthz/readiness on its health-check server, which then listens on `port`.
+	 * Starts `n8n start` (or `n8n webhook` / `n8n worker`) on 127.0.0.1 and waits for readiness, and for
+	 * `n8n start` its public API. A worker answers /healthz/readiness on its health-check server, which then
+	 * listens on `port`.
 	 */
 	async start(options: { readyTimeoutMs?: number; command?: N8nCommand } = {}): Promise<void> {
 		if (!this.port) this.port = await freePort();
@@ -343,6 +344,13 @@ export class N8n {
 				300,
 			),
 		]);
+		// 1.x says ready before it mounts its public API (`Server.configure` runs after the health check): 404 until then.
+		if (command === 'start') {
+			await Promise.race([
+				exitedEarly,
+				waitFor(`n8n ${command} public API`, async () => ((await fetch(`${this.baseUrl}/api/v1/executions`)).status === 404 ? undefined : true), 180_000, 300),
+			]);
+		}
 		exitedEarly.catch(() => undefined);
 	}
 
