@@ -54,12 +54,13 @@ async function main(): Promise<number> {
 	installCleanupHandlers(() => {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
+	const say = (line: string) => process.stdout.write(`# ${line}\n`);
 	const setUp = 'set-up: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker (queue mode), the package in the shared user folder, the sandbox';
 	try {
 		stack = await startQueueStack({
 			dir,
 			owner: OWNER,
-			log: (line) => process.stdout.write(`# ${line}\n`),
+			log: say,
 			workflows: ({ credential }) => [
 				textWorkflow(credential),
 				orderWorkflow(credential),
@@ -241,13 +242,14 @@ async function main(): Promise<number> {
 			},
 		},
 		{
-			name: `trigger, a webhook process restarted: ${WHILE_N8N_STARTS}`,
+			name: `trigger, a webhook process restarted: ${WHILE_N8N_STARTS}, on the worker`,
 			timeoutMs: 240_000,
 			fn: async () => {
 				const restarting = s.webhooks[1];
 				const workflow = byName('Queue: trigger, reply');
 				const url = `${restarting.baseUrl}${triggerProductionPath(REPLY_HOOK)}`;
-				await eventsWhileN8nStarts({ restarting, command: 'webhook', url, secret, api: n8n, workflowId: workflow.id, log: (line) => process.stdout.write(`# ${line}\n`) });
+				const ran = await eventsWhileN8nStarts({ restarting, command: 'webhook', url, secret, api: n8n, workflowId: workflow.id, log: say });
+				assertRanOnWorker(s, ran);
 			},
 		},
 		{

@@ -72,6 +72,8 @@ async function postSigned(url: string, secret: string, body: string, timestamp: 
 	return { status: res.status, body: await res.text() };
 }
 
+let startCheckCalls = 0;
+
 /** What eventsWhileN8nStarts checks, for the checks' names. */
 export const WHILE_N8N_STARTS =
 	'while n8n starts, events n8n itself answers 200 "n8n is starting up" (its database not ready) never reach the trigger and start no run, /healthz/readiness never says 200 before such an answer, and the events the trigger answers run';
@@ -79,7 +81,8 @@ export const WHILE_N8N_STARTS =
 /**
  * Restarts one n8n process (`n8n start`, or a queue's `n8n webhook`) while events are sent to the trigger on it,
  * as the service's retries would land on it: is the process ready, then one new signed event, again and again
- * until the trigger itself has answered one. Logs what came back; asserts WHILE_N8N_STARTS.
+ * until the trigger itself has answered one. Logs what came back; asserts WHILE_N8N_STARTS. Returns the ids of
+ * the runs the trigger started.
  */
 export async function eventsWhileN8nStarts(o: {
 	restarting: N8n;
@@ -91,7 +94,9 @@ export async function eventsWhileN8nStarts(o: {
 	api: N8n;
 	workflowId: string;
 	log: (line: string) => void;
-}): Promise<void> {
+}): Promise<string[]> {
+	// Contact ids of this call alone, so that a later call on the same workflow does not count these runs.
+	const firstContactId = 9_300_000 + 100_000 * startCheckCalls++;
 	type Sample = { ready: number | 'refused'; status: number | 'refused'; body: string; contactId: number; at: number };
 	const samples: Sample[] = [];
 	await o.restarting.stop();
@@ -103,7 +108,7 @@ export async function eventsWhileN8nStarts(o: {
 			(r) => r.status,
 			() => 'refused' as const,
 		);
-		const contactId = 9300000 + i;
+		const contactId = firstContactId + i;
 		const answer = await postSigned(o.url, o.secret, eventBody('contact.updated', { contact_id: contactId, name: `While n8n starts ${i}` }), Math.floor(Date.now() / 1000)).catch(() => undefined);
 		samples.push({ ready, status: answer?.status ?? 'refused', body: answer?.body ?? '', contactId, at: Date.now() });
 		if (startedExecutionId(answer?.body)) break;
@@ -127,6 +132,7 @@ export async function eventsWhileN8nStarts(o: {
 	await sleep(1500);
 	const ran = await ranFor();
 	assertEqual(startingUp.filter((s) => ran.includes(s.contactId)).length, 0, `events answered "starting up" that started a run (${summary})`);
+	return reached.flatMap((s) => startedExecutionId(s.body) ?? []);
 }
 
 export async function runTriggerChecks(stack: Stack, webhookId: string, log: (line: string) => void = () => undefined): Promise<Check[]> {
