@@ -344,7 +344,8 @@ export class N8n {
 				300,
 			),
 		]);
-		// 1.x says ready before it mounts its public API (`Server.configure` runs after the health check): 404 until then.
+		// 1.123.81 and 2.3.6 say ready before they mount the public API (`Server.configure` runs after the health
+		// check): 404 until then.
 		if (command === 'start') {
 			await Promise.race([
 				exitedEarly,
