@@ -331,27 +331,23 @@ export class N8n {
 		const exitedEarly = this.server.exited.then((code) => {
 			throw new Error(`n8n ${command} exited with ${code} before it was ready; see ${this.logFile}\n${this.server?.output().slice(-3000)}`);
 		});
+		// 1.123.81 and 2.3.6 say ready before they mount the public API (`Server.configure` runs after the health
+		// check): 404 until then, so `n8n start` is ready once both answer.
+		const publicApiMounted = async () => command !== 'start' || (await fetch(`${this.baseUrl}/api/v1/executions`)).status !== 404;
+		const what = command === 'start' ? 'readiness and public API' : 'readiness';
 		await Promise.race([
 			exitedEarly,
 			waitFor(
-				`n8n ${command} /healthz/readiness`,
+				`n8n ${command} ${what}`,
 				async () => {
 					const res = await fetch(this.readinessUrl);
 					const body = (await res.json().catch(() => ({}))) as { status?: string };
-					return res.ok && body.status === 'ok' ? true : undefined;
+					return res.ok && body.status === 'ok' && (await publicApiMounted()) ? true : undefined;
 				},
 				options.readyTimeoutMs ?? 180_000,
 				300,
 			),
 		]);
-		// 1.123.81 and 2.3.6 say ready before they mount the public API (`Server.configure` runs after the health
-		// check): 404 until then.
-		if (command === 'start') {
-			await Promise.race([
-				exitedEarly,
-				waitFor(`n8n ${command} public API`, async () => ((await fetch(`${this.baseUrl}/api/v1/executions`)).status === 404 ? undefined : true), 180_000, 300),
-			]);
-		}
 		exitedEarly.catch(() => undefined);
 	}
 
