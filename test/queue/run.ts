@@ -243,7 +243,7 @@ async function main(): Promise<number> {
 		},
 		{
 			name: `trigger, a webhook process restarted: ${WHILE_N8N_STARTS}, on the worker`,
-			timeoutMs: 240_000,
+			timeoutMs: 480_000,
 			fn: async () => {
 				const restarting = s.webhooks[1];
 				const workflow = byName('Queue: trigger, reply');
