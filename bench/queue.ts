@@ -16,6 +16,7 @@ import { type Answer, type Delivery, deliver, messageEvent, nowSeconds } from '.
 import { bareTriggerWorkflow, dedupExampleWorkflow, FIRST_DELIVERY_NODE, REMOVE_DUPLICATES_NODE, removeDuplicatesWorkflow, TRIGGER_NODE } from '../test/queue/workflows';
 import { type Execution, finishedExecutionsAfter, latestExecutionId } from './lib/n8n-runs';
 import { fmt, ratio, table } from './lib/stats';
+import type { ENGINE_SETTINGS } from './receiving';
 import { webhookNodeWorkflow } from './workflows';
 
 /** Connections kept busy by the sender, over both webhook processes together. */
@@ -210,12 +211,13 @@ async function scenario(stack: QueueStack, target: Target, events: number, optio
 
 const OWNER = { email: 'owner@bench-queue.example.com', password: 'Bench-queue-Passw0rd!', firstName: 'Bench', lastName: 'Queue' };
 
-export async function benchQueue(dir: string, log: (line: string) => void, events: number): Promise<string> {
+export async function benchQueue(dir: string, log: (line: string) => void, events: number, setting: (typeof ENGINE_SETTINGS)[number]): Promise<string> {
 	const hooks = { bare: webhookIdFor('bq-bare'), guard: webhookIdFor('bq-guard'), removeDup: webhookIdFor('bq-removedup') };
 	const stack = await startQueueStack({
 		dir: join(dir, 'queue'),
 		owner: OWNER,
 		log,
+		settings: setting.env,
 		workflows: ({ credential }) => [
 			bareTriggerWorkflow('bench', credential, hooks.bare),
 			dedupExampleWorkflow('bench', credential, hooks.guard),
@@ -267,7 +269,7 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 				: [fmt(r.acceptedPerSecond, 0), ratio(r.acceptedPerSecond / hook.acceptedPerSecond), fmt(r.executedPerSecond, 0), ratio(r.executedPerSecond / hook.executedPerSecond)]),
 		]);
 		return table(
-			`6. Queue mode: main + 2 webhook processes + 1 worker (concurrency 10), PostgreSQL, Redis; ${events} genuine events per row (+ ${Math.floor(events / 5)} duplicate copies for the trigger), ${QUEUE_CONCURRENCY} connections over both webhook processes`,
+			`6. Queue mode under ${setting.title}: main + 2 webhook processes + 1 worker (concurrency 10), PostgreSQL, Redis; ${events} genuine events per row (+ ${Math.floor(events / 5)} duplicate copies for the trigger), ${QUEUE_CONCURRENCY} connections over both webhook processes`,
 			['Receiver', 'Events + copies', 'Lost', 'Extra runs', 'Failed runs', 'First answers', 'Retried', '200 but no run', 'Accepted/s', 'vs Webhook', 'Executed/s', 'vs Webhook'],
 			rows,
 			[

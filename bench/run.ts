@@ -6,7 +6,7 @@
  * output a figure in docs/ links to (CONTRIBUTING.md, "Figures").
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
- * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_RECV_SETTINGS and BENCH_CONV_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_QUEUE_SETTING (vm, lazy or legacy; vm when unset), BENCH_RECV_SETTINGS and BENCH_CONV_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
  * BENCH_CONV_WAITING; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
@@ -170,7 +170,10 @@ async function main(): Promise<number> {
 			for (const stop of stops.reverse()) await stop();
 			stops.length = 0;
 			try {
-				tables['6'] = await benchQueue(dir, log, num('BENCH_QUEUE_EVENTS', 1000));
+				const key = process.env.BENCH_QUEUE_SETTING ?? 'vm';
+				const setting = ENGINE_SETTINGS.find((s) => s.key === key);
+				if (!setting) throw new Error(`BENCH_QUEUE_SETTING=${key}: not one of ${ENGINE_SETTINGS.map((s) => s.key).join(', ')}`);
+				tables['6'] = await benchQueue(dir, log, num('BENCH_QUEUE_EVENTS', 1000), setting);
 			} catch (error) {
 				failed = true;
 				tables['6'] = `6. Queue mode: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;

@@ -30,7 +30,12 @@ function redisCredentialEntry(port: number) {
 	return { name: REDIS_CREDENTIAL.name, type: 'redis', data: { host: '127.0.0.1', port, database: 1, password: '', user: '', ssl: false } };
 }
 
-export async function startQueueStack(options: Omit<StackOptions, 'env' | 'processes' | 'otherCredentials'>): Promise<QueueStack> {
+export async function startQueueStack(
+	options: Omit<StackOptions, 'env' | 'processes' | 'otherCredentials'> & {
+		/** Settings for every n8n process on top of queue mode's own (e.g. an expression-engine setting to measure). */
+		settings?: Record<string, string>;
+	},
+): Promise<QueueStack> {
 	const log = options.log ?? (() => undefined);
 	mkdirSync(options.dir, { recursive: true });
 	log('PostgreSQL and Redis (installed with apt-get when missing)…');
@@ -50,6 +55,7 @@ export async function startQueueStack(options: Omit<StackOptions, 'env' | 'proce
 			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
 			N8N_CONCURRENCY_PRODUCTION_LIMIT: String(WORKER_CONCURRENCY),
 			WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`,
+			...options.settings,
 		};
 		const stack = await startStack({
 			...options,
