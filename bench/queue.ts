@@ -217,7 +217,7 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 		dir: join(dir, 'queue'),
 		owner: OWNER,
 		log,
-		settings: setting.env,
+		env: setting.env,
 		workflows: ({ credential }) => [
 			bareTriggerWorkflow('bench', credential, hooks.bare),
 			dedupExampleWorkflow('bench', credential, hooks.guard),

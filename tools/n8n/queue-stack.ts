@@ -30,12 +30,8 @@ function redisCredentialEntry(port: number) {
 	return { name: REDIS_CREDENTIAL.name, type: 'redis', data: { host: '127.0.0.1', port, database: 1, password: '', user: '', ssl: false } };
 }
 
-export async function startQueueStack(
-	options: Omit<StackOptions, 'env' | 'processes' | 'otherCredentials'> & {
-		/** Settings for every n8n process on top of queue mode's own (e.g. an expression-engine setting to measure). */
-		settings?: Record<string, string>;
-	},
-): Promise<QueueStack> {
+/** `env`, when given, is set on every n8n process on top of queue mode's own (e.g. an expression-engine setting to measure). */
+export async function startQueueStack(options: Omit<StackOptions, 'processes' | 'otherCredentials'>): Promise<QueueStack> {
 	const log = options.log ?? (() => undefined);
 	mkdirSync(options.dir, { recursive: true });
 	log('PostgreSQL and Redis (installed with apt-get when missing)…');
@@ -55,7 +51,7 @@ export async function startQueueStack(
 			N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
 			N8N_CONCURRENCY_PRODUCTION_LIMIT: String(WORKER_CONCURRENCY),
 			WEBHOOK_URL: `http://127.0.0.1:${webhookPort}/`,
-			...options.settings,
+			...options.env,
 		};
 		const stack = await startStack({
 			...options,
