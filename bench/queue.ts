@@ -16,7 +16,7 @@ import { type Answer, type Delivery, deliver, messageEvent, nowSeconds } from '.
 import { bareTriggerWorkflow, dedupExampleWorkflow, FIRST_DELIVERY_NODE, REMOVE_DUPLICATES_NODE, removeDuplicatesWorkflow, TRIGGER_NODE } from '../test/queue/workflows';
 import { type Execution, finishedExecutionsAfter, latestExecutionId } from './lib/n8n-runs';
 import { fmt, ratio, table } from './lib/stats';
-import type { ENGINE_SETTINGS } from './receiving';
+import type { EngineSetting } from '../tools/n8n/settings';
 import { webhookNodeWorkflow } from './workflows';
 
 /** Connections kept busy by the sender, over both webhook processes together. */
@@ -211,7 +211,7 @@ async function scenario(stack: QueueStack, target: Target, events: number, optio
 
 const OWNER = { email: 'owner@bench-queue.example.com', password: 'Bench-queue-Passw0rd!', firstName: 'Bench', lastName: 'Queue' };
 
-export async function benchQueue(dir: string, log: (line: string) => void, events: number, setting: (typeof ENGINE_SETTINGS)[number]): Promise<string> {
+export async function benchQueue(dir: string, log: (line: string) => void, events: number, setting: EngineSetting): Promise<string> {
 	const hooks = { bare: webhookIdFor('bq-bare'), guard: webhookIdFor('bq-guard'), removeDup: webhookIdFor('bq-removedup') };
 	const stack = await startQueueStack({
 		dir: join(dir, 'queue'),

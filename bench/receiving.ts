@@ -17,6 +17,7 @@ import {
 } from '../nodes/BusinessMessagingTrigger/deliveryStore';
 import { verifySignature } from '../credentials/webhookSignature';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS } from '../nodes/BusinessMessagingTrigger/acknowledgement';
+import { type EngineSetting, RECOMMENDED_SETTING } from '../tools/n8n/settings';
 import type { CredentialRef } from '../tools/n8n/workflows';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
@@ -61,13 +62,6 @@ export function receivingWorkflows(credential: CredentialRef, headerAuth: Creden
 		webhookNodeWorkflow('hooksame', undefined, ACKNOWLEDGE_ONCE_RUN_EXISTS),
 	];
 }
-
-/** n8n's expression-engine settings the receivers are compared under (n8n restarted for each). */
-export const ENGINE_SETTINGS: Array<{ key: string; title: string; env: Record<string, string> }> = [
-	{ key: 'vm', title: 'n8n defaults (expression engine "vm")', env: {} },
-	{ key: 'lazy', title: 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (engine "vm")', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
-	{ key: 'legacy', title: 'N8N_EXPRESSION_ENGINE=legacy', env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
-];
 
 /** A message.received event, unique per `n` and run, about 300 bytes. */
 export function eventBody(run: string, n: number): string {
@@ -302,16 +296,16 @@ export async function benchReceivingUnder(
 	ctx: BenchContext,
 	workflows: Workflow[],
 	seconds: number,
-	setting: (typeof ENGINE_SETTINGS)[number],
+	setting: EngineSetting,
 	tableId: string,
 ): Promise<string> {
 	// The setting with the target gets twice the rounds: its verdict should not rest on a noisy round.
-	const rounds = setting.key === RECOMMENDED_SETTING ? ctx.rounds * 2 : ctx.rounds;
+	const rounds = setting === RECOMMENDED_SETTING ? ctx.rounds * 2 : ctx.rounds;
 	const results = await measure(ctx, workflows, seconds, rounds, setting.key);
 	return table(
 		`${tableId}. Receiving under ${setting.title}: signed events accepted by n8n over ${seconds} s, ${CONCURRENCY} connections, each request signed afresh with a unique body (median of ${rounds} rounds)`,
 		HEADER,
-		rowsOf(results, setting.key === RECOMMENDED_SETTING),
+		rowsOf(results, setting === RECOMMENDED_SETTING),
 		[
 			'Isolates/event: expression isolates n8n created per execution started, counted exactly by a preload around',
 			'isolated-vm (each costs tens of ms of CPU). Accepted/s: answered 200 per second during the load. Executed/s:',
@@ -329,9 +323,6 @@ export async function benchReceivingUnder(
 		],
 	);
 }
-
-/** The engine setting the README recommends to high-volume receivers. */
-export const RECOMMENDED_SETTING = 'lazy';
 
 /** The trigger's signature check and duplicate store in isolation (this process). */
 export async function benchVerification(secret: string, tableId: string): Promise<string> {

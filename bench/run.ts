@@ -23,7 +23,8 @@ import { benchConversations, conversationWorkflows } from './conversations';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
 import { benchQueue } from './queue';
-import { benchReceivingUnder, benchVerification, ENGINE_SETTINGS, HEADER_AUTH, headerAuthCredential, RECOMMENDED_SETTING, receivingWorkflows } from './receiving';
+import { benchReceivingUnder, benchVerification, HEADER_AUTH, headerAuthCredential, receivingWorkflows } from './receiving';
+import { ENGINE_SETTINGS, type EngineSetting, RECOMMENDED_SETTING } from '../tools/n8n/settings';
 import { benchReceivingProfile } from './receiving-profile';
 import { isolateCounterEnv } from './lib/isolates';
 import { restartN8n } from './lib/restart';
@@ -129,7 +130,7 @@ async function main(): Promise<number> {
 				log(`${name}: done`);
 			};
 			/** n8n restarted under an expression-engine setting, with the isolate counter. */
-			const restartUnder = async (setting: (typeof ENGINE_SETTINGS)[number]) => {
+			const restartUnder = async (setting: EngineSetting) => {
 				log(`restarting n8n with ${JSON.stringify(setting.env)} and the isolate counter`);
 				stack!.n8n = await restartN8n(stack!, OWNER, { ...setting.env, ...isolateCounterEnv(ctx.isolateDir) });
 			};
@@ -158,7 +159,7 @@ async function main(): Promise<number> {
 						await restartUnder(setting);
 						return await benchReceivingUnder(ctx, workflows, recvSeconds, setting, id);
 					});
-					if (setting.key === RECOMMENDED_SETTING) {
+					if (setting === RECOMMENDED_SETTING) {
 						await guarded('2e', '2e. Receiving, CPU profile', () => benchReceivingProfile(ctx, workflows, 15, '2e'));
 					}
 				}
