@@ -32,6 +32,8 @@ import {
 	TEMPLATE_VALUES,
 } from './checks/sending';
 import { type Check, createReporter, runSuite } from './lib/report';
+import { settingCheck } from './lib/setting';
+import type { EngineSetting } from '../../tools/n8n/settings';
 import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { N8N_VERSION, type N8n } from '../../tools/n8n/n8n';
 import { startStack, type Stack } from '../../tools/n8n/stack';
@@ -106,6 +108,8 @@ export async function e2eSuite(options: {
 	n8nVersion?: string;
 	smoke?: boolean;
 	prefix?: string;
+	/** An expression-engine setting for n8n (its defaults when not given). */
+	setting?: EngineSetting;
 }): Promise<void> {
 	const { report, smoke = false, prefix = '' } = options;
 	const started = Date.now();
@@ -126,6 +130,7 @@ export async function e2eSuite(options: {
 		stack = await startStack({
 			dir,
 			n8nVersion: options.n8nVersion,
+			env: options.setting?.env,
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
@@ -193,6 +198,10 @@ export async function e2eSuite(options: {
 		return;
 	}
 
+	if (options.setting) {
+		const check = settingCheck(options.setting, () => [stack!.n8n]);
+		await report.run({ ...check, name: `${prefix}${check.name}` });
+	}
 	const waitChecks = sendAndWaitChecks(stack);
 	const chatChecks = conversationChecks(stack);
 	const exampleChecks = orderConfirmationChecks(stack);

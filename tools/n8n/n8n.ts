@@ -4,7 +4,7 @@
  * and the demo: each fact about n8n lives here once. Facts measured in /work/shared/notes/real-n8n.md.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { freePort, run, startProcess, type Started, waitFor } from './proc';
@@ -364,6 +364,14 @@ export class N8n {
 	/** The running process's id (for a signal of one's own, e.g. SIGTERM mid-load). */
 	get pid(): number | undefined {
 		return this.server?.child.pid;
+	}
+
+	/** The variables of `names` the running process really has, as the kernel holds them (/proc/<pid>/environ). */
+	runningEnv(names: string[]): Record<string, string | undefined> {
+		if (this.pid === undefined) throw new Error('n8n is not running');
+		const entries = readFileSync(`/proc/${this.pid}/environ`, 'utf8').split('\0').map((e): [string, string] => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]);
+		const env = new Map(entries);
+		return Object.fromEntries(names.map((name) => [name, env.get(name)]));
 	}
 
 	/** Resolves with the exit code once the running process has exited. */

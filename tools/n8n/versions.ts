@@ -5,12 +5,22 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type EngineSetting, RECOMMENDED_SETTING } from './settings';
 
 /** The version the full suites, the demo and the benchmarks use. */
 export const DEFAULT_N8N_VERSION = '2.41.1';
 
 /** The other versions `npm test` smoke-tests: the newest 1.x, and the oldest 2.x. */
 export const SMOKE_N8N_VERSIONS = ['1.123.81', '2.3.6'];
+
+/**
+ * The smoke runs of `npm run test:versions`: the other versions, then the default one under the
+ * expression-engine setting the docs recommend (it changes when n8n builds isolates for expressions).
+ */
+export const SMOKE_RUNS: Array<{ version: string; label: string; setting?: EngineSetting }> = [
+	...SMOKE_N8N_VERSIONS.map((version) => ({ version, label: version })),
+	{ version: DEFAULT_N8N_VERSION, label: `${DEFAULT_N8N_VERSION}, ${RECOMMENDED_SETTING.title}`, setting: RECOMMENDED_SETTING },
+];
 
 /**
  * npm `overrides` for the holder package.json. Older n8n-nodes-base (1.x, early 2.x) depends on xlsx as a
