@@ -1,7 +1,8 @@
 /**
  * Queue-mode suite: this package in n8n 2.41.1's queue mode — PostgreSQL, Redis, the main process, two
  * `n8n webhook` processes and one `n8n worker`, all on one user folder holding the packed package — against
- * the sandbox. npm run test:queue  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex
+ * the sandbox; once under n8n's defaults and once under the expression-engine setting the docs recommend,
+ * each on a deployment of its own. npm run test:queue  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex
  * runs some checks.)
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +11,9 @@ import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
 import { installCleanupHandlers, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
+import { ENGINE_SETTINGS, type EngineSetting, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
+import { settingCheck } from '../e2e/lib/setting';
 import { waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
@@ -46,21 +49,25 @@ function assertRanOnWorker(stack: QueueStack, ids: string[]): void {
 	}
 }
 
-async function main(): Promise<number> {
+type Reporter = ReturnType<typeof createReporter>;
+
+/** The suite on one deployment under one expression-engine setting; check names start with `prefix`. */
+async function queueSuite(report: Reporter, setting: EngineSetting, prefix: string): Promise<void> {
 	const started = Date.now();
 	const dir = mkdtempSync(join(tmpdir(), 'bm-queue-'));
-	const report = createReporter();
+	const failedBefore = report.totals().failed;
 	let stack: QueueStack | undefined;
 	installCleanupHandlers(() => {
 		process.stdout.write(`# interrupted; logs in ${dir}\n`);
 	});
-	const say = (line: string) => process.stdout.write(`# ${line}\n`);
-	const setUp = 'set-up: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker (queue mode), the package in the shared user folder, the sandbox';
+	const say = (line: string) => process.stdout.write(`# ${prefix}${line}\n`);
+	const setUp = `${prefix}set-up: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker (queue mode), the package in the shared user folder, the sandbox`;
 	try {
 		stack = await startQueueStack({
 			dir,
 			owner: OWNER,
 			log: say,
+			env: setting.env,
 			workflows: ({ credential }) => [
 				textWorkflow(credential),
 				orderWorkflow(credential),
@@ -74,7 +81,8 @@ async function main(): Promise<number> {
 		});
 	} catch (error) {
 		report.result(setUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
-		return await finish(report, dir, started, stack);
+		await finish(report, dir, started, failedBefore, stack);
+		return;
 	}
 	report.result(setUp, true);
 	const s = stack;
@@ -85,6 +93,7 @@ async function main(): Promise<number> {
 	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK), ...urlsOf(CONVERSATION_TRIGGER_HOOK)]) await waitForWebhook(url, 60_000);
 
 	const checks: Check[] = [
+		...(Object.keys(setting.env).length ? [settingCheck(setting, () => [n8n, ...s.processes])] : []),
 		{
 			name: 'every process loaded the package from the shared user folder: the main process lists both node types and the credential; no process logged a load error',
 			fn: async () => {
@@ -262,14 +271,13 @@ async function main(): Promise<number> {
 			},
 		},
 	];
-	for (const check of checks) await report.run(check);
-	return await finish(report, dir, started, stack);
+	for (const check of checks) await report.run({ ...check, name: `${prefix}${check.name}` });
+	await finish(report, dir, started, failedBefore, stack);
 }
 
-async function finish(report: ReturnType<typeof createReporter>, dir: string, started: number, stack?: QueueStack): Promise<number> {
+async function finish(report: Reporter, dir: string, started: number, failedBefore: number, stack?: QueueStack): Promise<void> {
 	await stack?.stop();
 	await stopAll();
-	const { passed, failed } = report.totals();
 	if (stack) {
 		process.stdout.write(
 			`# timings (s): ${Object.entries(stack.timings)
@@ -277,8 +285,21 @@ async function finish(report: ReturnType<typeof createReporter>, dir: string, st
 				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
 		);
 	}
-	if (failed > 0 || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
+	if (report.totals().failed > failedBefore || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
 	else rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * n8n's defaults, then the expression-engine setting the docs recommend for every process of a busy
+ * deployment (it changes when the webhook processes and the worker build expression isolates).
+ */
+async function main(): Promise<number> {
+	const report = createReporter();
+	for (const setting of [ENGINE_SETTINGS[0], RECOMMENDED_SETTING]) {
+		process.stdout.write(`# ${setting.title}\n`);
+		await queueSuite(report, setting, setting === RECOMMENDED_SETTING ? `${setting.title}: ` : '');
+	}
+	const { passed, failed } = report.totals();
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;
 }
