@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): lint as n8n's verification does, type-check, the release checks
 # (workflows, lint set-up, lock, docs, the packed tarball and n8n's scanner), the unit and
-# in-process workflow tests, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions,
+# in-process workflow tests, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions (and on
+# 2.41.1 under the recommended expression setting),
 # the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, n8n killed
 # mid-burst (the fault suite), then the demo stopped with Ctrl-C.
 set -euo pipefail
@@ -15,10 +16,10 @@ step "type check" npm run --silent typecheck
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "unit and workflow tests (jest)" npx jest --ci
 step "end-to-end in a real n8n" npm run --silent test:e2e
-step "smoke on the other n8n versions (tools/n8n/versions.ts)" npm run --silent test:versions
+step "smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" npm run --silent test:versions
 step "installed from a registry through Community Nodes (offline namespace, local registry)" npm run --silent test:install
 step "n8n's editor in a browser (Chromium)" npm run --silent test:ui
-step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker" npm run --silent test:queue
+step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults, then the recommended expression setting" npm run --silent test:queue
 # RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
 faults_suite=(test:faults)
 if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
