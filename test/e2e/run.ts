@@ -32,8 +32,8 @@ import {
 	TEMPLATE_VALUES,
 } from './checks/sending';
 import { type Check, createReporter, runSuite } from './lib/report';
-import { settingCheck } from './lib/setting';
-import type { EngineSetting } from '../../tools/n8n/settings';
+import { settingChecks } from './lib/setting';
+import { type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
 import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { N8N_VERSION, type N8n } from '../../tools/n8n/n8n';
 import { startStack, type Stack } from '../../tools/n8n/stack';
@@ -198,10 +198,7 @@ export async function e2eSuite(options: {
 		return;
 	}
 
-	if (options.setting) {
-		const check = settingCheck(options.setting, () => [stack!.n8n]);
-		await report.run({ ...check, name: `${prefix}${check.name}` });
-	}
+	for (const check of settingChecks(options.setting ?? N8N_DEFAULTS, () => [stack!.n8n])) await report.run({ ...check, name: `${prefix}${check.name}` });
 	const waitChecks = sendAndWaitChecks(stack);
 	const chatChecks = conversationChecks(stack);
 	const exampleChecks = orderConfirmationChecks(stack);

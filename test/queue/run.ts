@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
 import { installCleanupHandlers, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
-import { ENGINE_SETTINGS, type EngineSetting, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
+import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
-import { settingCheck } from '../e2e/lib/setting';
+import { settingChecks } from '../e2e/lib/setting';
 import { waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
@@ -93,7 +93,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK), ...urlsOf(CONVERSATION_TRIGGER_HOOK)]) await waitForWebhook(url, 60_000);
 
 	const checks: Check[] = [
-		...(Object.keys(setting.env).length ? [settingCheck(setting, () => [n8n, ...s.processes])] : []),
+		...settingChecks(setting, () => [n8n, ...s.processes]),
 		{
 			name: 'every process loaded the package from the shared user folder: the main process lists both node types and the credential; no process logged a load error',
 			fn: async () => {
@@ -295,7 +295,7 @@ async function finish(report: Reporter, dir: string, started: number, failedBefo
  */
 async function main(): Promise<number> {
 	const report = createReporter();
-	for (const setting of [ENGINE_SETTINGS[0], RECOMMENDED_SETTING]) {
+	for (const setting of [N8N_DEFAULTS, RECOMMENDED_SETTING]) {
 		process.stdout.write(`# ${setting.title}\n`);
 		await queueSuite(report, setting, setting === RECOMMENDED_SETTING ? `${setting.title}: ` : '');
 	}
