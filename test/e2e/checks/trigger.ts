@@ -121,7 +121,7 @@ export async function eventsWhileN8nStarts(o: {
 }
 
 /** Restarts eventsWhileN8nStarts makes at most to catch an event answered "starting up". */
-const START_RESTARTS = 5;
+const START_RESTARTS = 8;
 
 type StartSample = { ready: number | 'refused'; status: number | 'refused'; body: string; contactId: number; at: number };
 
