@@ -4,8 +4,8 @@
  * same body is then sent again, freshly signed, as the service retries. The re-send must be answered 2xx
  * within seconds, and the event must run exactly once. Raw sockets, so each fault happens exactly where named.
  */
-import { connect, type Socket } from 'node:net';
-import { signWebhookBody } from '../e2e/checks/trigger';
+import { signedHeaders } from '../e2e/checks/trigger';
+import { bytesOf, open, rawPost, type RawRequest, readAnswer, write } from '../e2e/lib/raw-http';
 import { sleep } from '../../tools/n8n/proc';
 import { deliver, messageEvent, nowSeconds } from '../queue/deliver';
 
@@ -23,47 +23,11 @@ export interface NetworkFault {
 	firstAttempt(url: URL, request: RawRequest, n: number, resend: () => void): Promise<void>;
 }
 
-interface RawRequest {
-	head: string;
-	body: Buffer;
-}
-
-function rawRequest(url: URL, secret: string, body: string): RawRequest {
-	const timestamp = nowSeconds();
-	const bytes = Buffer.from(body);
-	const head =
-		`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\n` +
-		`X-Service-Webhook-Timestamp: ${timestamp}\r\nX-Service-Webhook-Signature: ${signWebhookBody(secret, timestamp, body)}\r\n` +
-		`Content-Length: ${bytes.length}\r\nConnection: close\r\n\r\n`;
-	return { head, body: bytes };
-}
-
-function open(url: URL): Promise<Socket> {
-	return new Promise((resolve, reject) => {
-		const socket = connect(Number(url.port), url.hostname, () => resolve(socket));
-		socket.on('error', reject);
-	});
-}
-
-/** Writes `data` and waits until it has left this process. */
-function write(socket: Socket, data: string | Buffer): Promise<void> {
-	return new Promise((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve())));
-}
-
-/** Reads the whole answer (the connection closes after it); its status code, or 0. */
-function answerStatus(socket: Socket): Promise<number> {
-	return new Promise((resolve) => {
-		let text = '';
-		socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
-		socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)));
-		socket.on('error', () => undefined);
-	});
-}
 
 async function hangUpAfter(url: URL, request: RawRequest, ms: number, reset = false): Promise<void> {
 	const socket = await open(url);
 	socket.on('error', () => undefined);
-	await write(socket, Buffer.concat([Buffer.from(request.head), request.body]));
+	await write(socket, bytesOf(request));
 	if (ms > 0) await sleep(ms);
 	if (reset) socket.resetAndDestroy();
 	else socket.destroy();
@@ -116,7 +80,7 @@ export const NETWORK_FAULTS: NetworkFault[] = [
 		events: 2,
 		firstAttempt: async (url, request, _n, resend) => {
 			const socket = await open(url);
-			const status = answerStatus(socket);
+			const answer = readAnswer(socket);
 			await write(socket, request.head);
 			const pieces = 4;
 			const size = Math.ceil(request.body.length / pieces);
@@ -125,7 +89,7 @@ export const NETWORK_FAULTS: NetworkFault[] = [
 				if (i === 1) resend();
 				if (i < pieces - 1) await sleep(500);
 			}
-			const answered = await status;
+			const answered = (await answer).status;
 			if (answered < 200 || answered >= 300) throw new Error(`the slow first attempt was answered ${answered}`);
 		},
 	},
@@ -155,7 +119,7 @@ export async function runNetworkFault(fault: NetworkFault, url: string, secret: 
 				resends.push({ id, status: answer.status, ms: Date.now() - t0, error: answer.error });
 			})();
 		};
-		await fault.firstAttempt(target, rawRequest(target, secret, body), n, resend);
+		await fault.firstAttempt(target, rawPost(target, signedHeaders(secret, nowSeconds(), body), body), n, resend);
 		if (!resent) {
 			await sleep(RESEND_AFTER_MS);
 			resend();

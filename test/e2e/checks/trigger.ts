@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, type N8nCommand, N8N_STARTING_UP_ANSWER, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
+import { bytesOf, open, rawPost, readAnswer, write } from '../lib/raw-http';
 import type { SandboxProcess } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { SECRET_REUSE_MS } from '../../../nodes/shared/webhookSecret';
@@ -58,17 +59,18 @@ export function startedExecutionId(answerBody: string | undefined): string | und
 	}
 }
 
+/** The headers the service sends with `body`, signed with `secret` at `timestamp`. */
+export function signedHeaders(secret: string, timestamp: number, body: string): Record<string, string> {
+	return {
+		'Content-Type': 'application/json',
+		'X-Service-Webhook-Timestamp': String(timestamp),
+		'X-Service-Webhook-Signature': signWebhookBody(secret, timestamp, body),
+	};
+}
+
 /** Posts `body` signed with `secret` at `timestamp`, as the service would; the answer's status and text. */
 async function postSigned(url: string, secret: string, body: string, timestamp: number): Promise<{ status: number; body: string }> {
-	const res = await fetch(url, {
-		method: 'POST',
-		headers: {
-			'Content-Type': 'application/json',
-			'X-Service-Webhook-Timestamp': String(timestamp),
-			'X-Service-Webhook-Signature': signWebhookBody(secret, timestamp, body),
-		},
-		body,
-	});
+	const res = await fetch(url, { method: 'POST', headers: signedHeaders(secret, timestamp, body), body });
 	return { status: res.status, body: await res.text() };
 }
 
@@ -80,8 +82,8 @@ export const WHILE_N8N_STARTS =
 
 /**
  * Restarts one n8n process (`n8n start`, or a queue's `n8n webhook`) while events are sent to the trigger on it,
- * as the service's retries would land on it: is the process ready, then one new signed event, again and again
- * until the trigger itself has answered one; restarted again (at most START_RESTARTS times) until n8n answered
+ * as the service's retries would land on it: one new signed event the moment the port opens, then is the process
+ * ready and one more, again and again until the trigger itself has answered one; restarted again (at most START_RESTARTS times) until n8n answered
  * at least one event "starting up". Logs what came back; asserts WHILE_N8N_STARTS. Returns the ids of the runs
  * the trigger started.
  */
@@ -136,8 +138,9 @@ function summarize(samples: StartSample[]): string {
 }
 
 /**
- * One restart of eventsWhileN8nStarts: stops the process and, while it starts, asks readiness and sends one new
- * signed event, again and again until the trigger itself has answered one (which must start a run).
+ * One restart of eventsWhileN8nStarts: stops the process and, while it starts, sends one new signed event the
+ * moment its port opens, then asks readiness and sends one more, again and again until the trigger itself has
+ * answered one (which must start a run).
  */
 async function sendWhileStarting(o: Parameters<typeof eventsWhileN8nStarts>[0]): Promise<StartSample[]> {
 	// Contact ids of this restart alone, so that a later one on the same workflow does not count these runs.
@@ -150,18 +153,33 @@ async function sendWhileStarting(o: Parameters<typeof eventsWhileN8nStarts>[0]):
 		() => (readyAt = Date.now()),
 		(error: unknown) => (startFailed = error ?? 'n8n did not start'),
 	);
-	for (let i = 0; ; i++) {
+	const event = (i: number) => ({ contactId: firstContactId + i, body: eventBody('contact.updated', { contact_id: firstContactId + i, name: `While n8n starts ${i}` }) });
+	// The first event the moment n8n opens its port, on the connection that finds it open: n8n answers
+	// "starting up" only while it checks its migrations, which on these up-to-date databases takes a few
+	// milliseconds, often less than one round of readiness, event and pause below.
+	const first = event(0);
+	const url = new URL(o.url);
+	for (;;) {
+		if (startFailed !== undefined) throw startFailed;
+		const socket = await open(url).catch(() => undefined);
+		if (socket) {
+			const answer = readAnswer(socket);
+			await write(socket, bytesOf(rawPost(url, signedHeaders(o.secret, Math.floor(Date.now() / 1000), first.body), first.body)));
+			samples.push({ ready: 'refused', ...(await answer), contactId: first.contactId, at: Date.now() });
+			break;
+		}
+		await sleep(1);
+	}
+	for (let i = 1; !startedExecutionId(samples[samples.length - 1].body); i++) {
 		if (startFailed !== undefined) throw startFailed;
 		assert(readyAt === undefined || Date.now() - readyAt < 60_000, `the trigger started no run in the 60 s after n8n was ready (${summarize(samples)})`);
 		const ready = await fetch(o.restarting.readinessUrl).then(
 			(r) => r.status,
 			() => 'refused' as const,
 		);
-		const contactId = firstContactId + i;
-		const answer = await postSigned(o.url, o.secret, eventBody('contact.updated', { contact_id: contactId, name: `While n8n starts ${i}` }), Math.floor(Date.now() / 1000)).catch(() => undefined);
+		const { contactId, body } = event(i);
+		const answer = await postSigned(o.url, o.secret, body, Math.floor(Date.now() / 1000)).catch(() => undefined);
 		samples.push({ ready, status: answer?.status ?? 'refused', body: answer?.body ?? '', contactId, at: Date.now() });
-		if (startedExecutionId(answer?.body)) break;
-		// Soon after n8n opens its port: the "starting up" answers begin then, and may last only milliseconds.
 		await sleep(answer ? 20 : 2);
 	}
 	await starting;
