@@ -1,7 +1,9 @@
 /**
  * Fault suite: does a 2xx from the trigger mean the event is n8n's, on every n8n version the package
  * supports, whatever the network and the process do? On 1.123.81, 2.3.6 and 2.41.1 (regular mode, one
- * process, SQLite), and on 2.41.1 in queue mode (PostgreSQL, Redis; requests go to one webhook process):
+ * process, SQLite), and on 2.41.1 in queue mode (PostgreSQL, Redis; requests go to one webhook process),
+ * all under n8n's defaults; and the trigger's kills once more on 2.41.1 regular under the expression-engine
+ * setting the docs recommend:
  * - burst: 400 distinct signed events, 8 at a time, the process killed (SIGKILL, as the OOM killer or
  *   `docker kill`; SIGTERM, n8n's graceful shutdown) right after the 200th 2xx answer, restarted, the
  *   unanswered events re-sent as the service retries; for the trigger at default settings (both kills), and
@@ -22,10 +24,12 @@ import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
 import { formatElapsed, installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { type Stack, startStack } from '../../tools/n8n/stack';
+import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
 import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
 import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
 import { createReporter, runSuite } from '../e2e/lib/report';
+import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { burstAndKill, CONCURRENCY, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
 import { ledger, lookUp, registered } from './lookup';
@@ -40,24 +44,34 @@ const RESTART_KILL: Kill = 'SIGKILL';
 const TITLES = { hook: "n8n's Webhook node (reference)", default: 'trigger, default settings', duplicates: 'trigger, Allow Duplicate Deliveries' };
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
-/** Where cases run: each version in regular mode, and the default version in queue mode. */
+/**
+ * Where cases run: each version in regular mode, and the default version in queue mode, under n8n's
+ * defaults; then the default version in regular mode under the recommended setting, where only the
+ * trigger's kills run: the answer path is the same, the promise "nothing answered 2xx is lost" is what the
+ * docs make under that setting too.
+ */
 interface Deployment {
 	version: string;
 	mode: 'regular' | 'queue';
+	setting: EngineSetting;
+	/** Only the trigger's bursts at default settings, under each kill. */
+	killsOnly?: boolean;
 }
 
 const DEPLOYMENTS: Deployment[] = [
-	...[...SMOKE_N8N_VERSIONS, DEFAULT_N8N_VERSION].map((version): Deployment => ({ version, mode: 'regular' })),
-	{ version: DEFAULT_N8N_VERSION, mode: 'queue' },
+	...[...SMOKE_N8N_VERSIONS, DEFAULT_N8N_VERSION].map((version): Deployment => ({ version, mode: 'regular', setting: N8N_DEFAULTS })),
+	{ version: DEFAULT_N8N_VERSION, mode: 'queue', setting: N8N_DEFAULTS },
+	{ version: DEFAULT_N8N_VERSION, mode: 'regular', setting: RECOMMENDED_SETTING, killsOnly: true },
 ];
 
-const prefix = (d: Deployment) => `n8n ${d.version} ${d.mode}`;
+const prefix = (d: Deployment) => `n8n ${d.version} ${d.mode}${d.setting === N8N_DEFAULTS ? '' : `, ${d.setting.title}`}`;
 const burstName = (d: Deployment, kill: Kill, title: string) => `${prefix(d)} ${kill}, ${title}`;
 const networkName = (d: Deployment, fault: string) => `${prefix(d)} network: ${fault}`;
 const restartName = (d: Deployment, sequence: string) => `${prefix(d)} restart (${RESTART_KILL}): ${sequence}`;
 
 /** Every case of a deployment, by name. */
 function caseNames(d: Deployment): string[] {
+	if (d.killsOnly) return KILLS.map((kill) => burstName(d, kill, TITLES.default));
 	return [
 		...NETWORK_FAULTS.map((f) => networkName(d, f.name)),
 		...(d.mode === 'regular' ? RESTART_SEQUENCES.map((s) => restartName(d, s.name)) : []),
@@ -264,17 +278,31 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 	}
 }
 
+/** Under a setting, the process the cases kill runs with it (none for n8n's defaults). */
+async function settingCheck(report: Reporter, r: Running, when: string): Promise<void> {
+	for (const check of settingChecks(r.d.setting, () => [r.target])) {
+		const name = `${prefix(r.d)}: ${check.name}${when}`;
+		try {
+			await check.fn();
+			report.check(name, true);
+		} catch (error) {
+			report.check(name, false, errorText(error));
+		}
+	}
+}
+
 async function startDeployment(d: Deployment, dir: string, log: (line: string) => void, tarball: string | undefined): Promise<Running> {
 	let list: Receiver[] = [];
 	const options = {
 		owner: OWNER,
 		n8nVersion: d.version,
-		dir: join(dir, `${d.version}-${d.mode}`),
+		dir: join(dir, `${d.version}-${d.mode}-${d.setting.key}`),
+		env: d.setting.env,
 		tarball,
 		log,
 		workflows: ({ credential }: { credential: CredentialRef }) => {
-			list = receivers(credential);
-			return [...list.map((r) => r.workflow), ...(d.mode === 'regular' ? RESTART_SEQUENCES.map((s) => restartWorkflow(s, credential)) : [])];
+			list = receivers(credential).filter((r) => !d.killsOnly || r.title === TITLES.default);
+			return [...list.map((r) => r.workflow), ...(d.mode === 'regular' && !d.killsOnly ? RESTART_SEQUENCES.map((s) => restartWorkflow(s, credential)) : [])];
 		},
 		// Activated through the public API once n8n runs (one request each, not one CLI start each); active again after every restart.
 		publish: () => [],
@@ -305,15 +333,19 @@ async function main(): Promise<number> {
 	for (const d of DEPLOYMENTS) {
 		if (!caseNames(d).some(selected)) continue;
 		const deploymentStarted = Date.now();
-		const setUp = `set-up, ${prefix(d)}: ${d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)'}, the receivers and the restart cases' triggers active, the sandbox`;
+		const processes = d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)';
+		const active = d.killsOnly ? 'the trigger active' : "the receivers and the restart cases' triggers active";
+		const setUp = `set-up, ${prefix(d)}: ${processes}, ${active}, the sandbox`;
 		let running: Running | undefined;
 		try {
 			running = await startDeployment(d, dir, log, tarball);
 			tarball = running.stack.tarball;
 			report.check(setUp, true);
+			await settingCheck(report, running, '');
 			await networkCases(report, running);
 			await restartCases(report, running);
 			await burstCases(report, running);
+			await settingCheck(report, running, ', also after its restarts');
 		} catch (error) {
 			report.check(setUp, false, errorText(error));
 		} finally {
