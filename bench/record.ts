@@ -6,7 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { headerLines, machineHeader, openResults, REPO_ROOT, shownPath } from './lib/results';
-import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS, SMOKE_RUNS } from '../tools/n8n/versions';
+import { DEPLOYMENTS, deploymentLabel } from '../test/faults/deployments';
+import { DEFAULT_N8N_VERSION, SMOKE_RUNS } from '../tools/n8n/versions';
 
 const SUITES = ['faults', 'queue', 'versions', 'e2e'];
 
@@ -22,8 +23,8 @@ async function main(): Promise<void> {
 		.sort()
 		.map((k) => `${k}=${/^[\w.:/-]*$/.test(process.env[k] ?? '') ? process.env[k] : `'${process.env[k]}'`}`);
 	const command = [...vars, `npm run record -- ${suite}`, `(npm run test:${suite})`].join(' ');
-	// The versions suite runs its smoke runs; the fault suite every version.
-	const n8n = process.env.N8N_VERSION ?? { faults: [...SMOKE_N8N_VERSIONS, DEFAULT_N8N_VERSION].join(', '), versions: SMOKE_RUNS.map((r) => r.label).join('; ') }[suite] ?? DEFAULT_N8N_VERSION;
+	// The versions suite runs its smoke runs; the fault suite its deployments.
+	const n8n = process.env.N8N_VERSION ?? { faults: DEPLOYMENTS.map(deploymentLabel).join('; '), versions: SMOKE_RUNS.map((r) => r.label).join('; ') }[suite] ?? DEFAULT_N8N_VERSION;
 	const results = openResults([], process.env.BENCH_RESULTS_DIR || undefined, suite);
 	const out = (text: string) => {
 		process.stdout.write(text);

@@ -24,13 +24,12 @@ import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
 import { formatElapsed, installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { type Stack, startStack } from '../../tools/n8n/stack';
-import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
-import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
 import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
 import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
+import { type Deployment, DEPLOYMENTS, prefix } from './deployments';
 import { burstAndKill, CONCURRENCY, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
 import { ledger, lookUp, registered } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
@@ -44,27 +43,6 @@ const RESTART_KILL: Kill = 'SIGKILL';
 const TITLES = { hook: "n8n's Webhook node (reference)", default: 'trigger, default settings', duplicates: 'trigger, Allow Duplicate Deliveries' };
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
-/**
- * Where cases run: each version in regular mode, and the default version in queue mode, under n8n's
- * defaults; then the default version in regular mode under the recommended setting, where only the
- * trigger's kills run: the answer path is the same, the promise "nothing answered 2xx is lost" is what the
- * docs make under that setting too.
- */
-interface Deployment {
-	version: string;
-	mode: 'regular' | 'queue';
-	setting: EngineSetting;
-	/** Only the trigger's bursts at default settings, under each kill. */
-	killsOnly?: boolean;
-}
-
-const DEPLOYMENTS: Deployment[] = [
-	...[...SMOKE_N8N_VERSIONS, DEFAULT_N8N_VERSION].map((version): Deployment => ({ version, mode: 'regular', setting: N8N_DEFAULTS })),
-	{ version: DEFAULT_N8N_VERSION, mode: 'queue', setting: N8N_DEFAULTS },
-	{ version: DEFAULT_N8N_VERSION, mode: 'regular', setting: RECOMMENDED_SETTING, killsOnly: true },
-];
-
-const prefix = (d: Deployment) => `n8n ${d.version} ${d.mode}${d.setting === N8N_DEFAULTS ? '' : `, ${d.setting.title}`}`;
 const burstName = (d: Deployment, kill: Kill, title: string) => `${prefix(d)} ${kill}, ${title}`;
 const networkName = (d: Deployment, fault: string) => `${prefix(d)} network: ${fault}`;
 const restartName = (d: Deployment, sequence: string) => `${prefix(d)} restart (${RESTART_KILL}): ${sequence}`;
