@@ -149,12 +149,15 @@ export async function stopAll(): Promise<void> {
 }
 
 let handlersInstalled = false;
+/** The latest caller's: a suite that runs several deployments one after another names the current one's logs. */
+let currentOnSignal: (() => Promise<void> | void) | undefined;
 /**
- * Stops everything on Ctrl-C, SIGTERM and process exit. `onSignal` runs before exiting. The handlers stay
- * installed while stopping: a second signal (npm and tsx each pass Ctrl-C on once more) must not find
- * no handler, which would make tsx's signal hook end the process before its cleanup is done.
+ * Stops everything on Ctrl-C, SIGTERM and process exit. `onSignal` of the latest call runs before exiting.
+ * The handlers stay installed while stopping: a second signal (npm and tsx each pass Ctrl-C on once more)
+ * must not find no handler, which would make tsx's signal hook end the process before its cleanup is done.
  */
 export function installCleanupHandlers(onSignal?: () => Promise<void> | void): void {
+	currentOnSignal = onSignal;
 	if (handlersInstalled) return;
 	handlersInstalled = true;
 	let stopping = false;
@@ -164,7 +167,7 @@ export function installCleanupHandlers(onSignal?: () => Promise<void> | void): v
 		process.stderr.write(`\n${signal}: stopping everything started here…\n`);
 		void (async () => {
 			try {
-				await onSignal?.();
+				await currentOnSignal?.();
 			} finally {
 				await stopAll();
 				process.exit(130);
