@@ -269,14 +269,13 @@ async function settingCheck(report: Reporter, r: Running, when: string): Promise
 	}
 }
 
-async function startDeployment(d: Deployment, dir: string, log: (line: string) => void, tarball: string | undefined): Promise<Running> {
+async function startDeployment(d: Deployment, dir: string, log: (line: string) => void): Promise<Running> {
 	let list: Receiver[] = [];
 	const options = {
 		owner: OWNER,
 		n8nVersion: d.version,
 		dir: join(dir, `${d.version}-${d.mode}-${d.setting.key}`),
 		env: d.setting.env,
-		tarball,
 		log,
 		workflows: ({ credential }: { credential: CredentialRef }) => {
 			list = receivers(credential).filter((r) => !d.killsOnly || r.title === TITLES.default);
@@ -307,7 +306,6 @@ async function main(): Promise<number> {
 	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
-	let tarball: string | undefined;
 	for (const d of DEPLOYMENTS) {
 		if (!caseNames(d).some(selected)) continue;
 		const deploymentStarted = Date.now();
@@ -316,8 +314,7 @@ async function main(): Promise<number> {
 		const setUp = `set-up, ${prefix(d)}: ${processes}, ${active}, the sandbox`;
 		let running: Running | undefined;
 		try {
-			running = await startDeployment(d, dir, log, tarball);
-			tarball = running.stack.tarball;
+			running = await startDeployment(d, dir, log);
 			report.check(setUp, true);
 			await settingCheck(report, running, '');
 			await networkCases(report, running);

@@ -4,7 +4,8 @@
  * trigger workflows published, the server started, the owner logged in, an API key. Used by the e2e suite
  * and the demo.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAndPack, installN8n, N8n, type N8nCommand, n8nId, type Owner } from './n8n';
 import { freePort, waitFor, withProgress } from './proc';
@@ -41,8 +42,6 @@ export interface StackOptions {
 	log?: (line: string) => void;
 	/** Extra environment for every n8n process and CLI command (e.g. the database and Redis of queue mode). */
 	env?: Record<string, string>;
-	/** This package already packed (a suite starting a second stack): installed as is, not built again. */
-	tarball?: string;
 	/** More n8n processes on the same user folder, started once the main process is ready (queue mode). */
 	processes?: Array<{ name: string; command: N8nCommand; port?: number }>;
 }
@@ -55,9 +54,25 @@ export interface Stack {
 	credential: CredentialRef;
 	credentialData: Record<string, unknown>;
 	workflows: Workflow[];
-	tarball: string;
 	timings: Record<string, number>;
 	stop: () => Promise<void>;
+}
+
+let packed: Promise<string> | undefined;
+/**
+ * The package built and packed once per process: the sources do not change while a suite runs, and a suite
+ * that starts several stacks one after another (queue mode's two passes, the smoke runs, the fault suite's
+ * deployments) installs the same tarball in each. It lives outside every stack's folder, which a passing
+ * stack deletes, and goes when the process exits.
+ */
+function packedOnce(log: (line: string) => void): Promise<string> {
+	packed ??= (async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'bm-pack-'));
+		process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+		log('building and packing the package…');
+		return await withProgress('building and packing the package', () => buildAndPack(dir), log);
+	})();
+	return packed;
 }
 
 export async function startStack(options: StackOptions): Promise<Stack> {
@@ -84,9 +99,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		log,
 	);
 	lap('n8n install');
-	if (!options.tarball) log('building and packing the package…');
-	const tarball = options.tarball ?? (await withProgress('building and packing the package', () => buildAndPack(join(options.dir, 'pack')), log));
-	if (!options.tarball) lap('build and pack');
+	const tarball = await packedOnce(log);
+	lap('build and pack');
 
 	const sandbox = new SandboxProcess(join(options.dir, 'sandbox.log'), options.timeScale);
 	const home = join(options.dir, 'n8n');
@@ -135,7 +149,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		lap('login and API key');
 		for (const id of options.activate?.(workflows) ?? []) await n8n.activate(id);
 		if (options.activate) lap('activate');
-		return { n8n, processes, sandbox, credential, credentialData, workflows, tarball, timings, stop };
+		return { n8n, processes, sandbox, credential, credentialData, workflows, timings, stop };
 	} catch (error) {
 		await stop();
 		throw error;
