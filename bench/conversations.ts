@@ -5,7 +5,7 @@
  * resume address, on the same n8n. Latency (p50, p95) one reply at a time, then resumes per second with
  * `waiting` runs waiting and all replies sent at once.
  */
-import { signWebhookBody } from '../credentials/webhookSignature';
+import { signedRequest } from '../test/trigger/requests';
 import { SECRET_REUSE_MS } from '../nodes/shared/webhookSecret';
 import { sleep, waitFor } from '../tools/n8n/proc';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../tools/n8n/workflow';
@@ -84,8 +84,7 @@ function starters(ctx: BenchContext, workflows: Workflow[], run: string): { ours
 				resume: async () => {
 					const at = new Date().toISOString();
 					const body = JSON.stringify({ event: 'message.received', timestamp: at, data: { message_id: `wamid.bench.${run}.${n}`, conversation_id: n, from: phone, to: '+15559990000', type: 'text', body: 'YES', timestamp: at } });
-					const ts = String(Math.floor(Date.now() / 1000));
-					const res = await fetch(triggerUrl, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-webhook-signature': signWebhookBody(secret, ts, body), 'x-service-webhook-timestamp': ts }, body });
+					const res = await fetch(triggerUrl, { method: 'POST', headers: signedRequest(secret, body, Math.floor(Date.now() / 1000)).headers, body });
 					await res.text();
 					return res.status;
 				},

@@ -4,7 +4,7 @@
  * same body is then sent again, freshly signed, as the service retries. The re-send must be answered 2xx
  * within seconds, and the event must run exactly once. Raw sockets, so each fault happens exactly where named.
  */
-import { signedHeaders } from '../e2e/checks/trigger';
+import { signedRequest } from '../trigger/requests';
 import { bytesOf, open, rawPost, type RawRequest, readAnswer, write } from '../e2e/lib/raw-http';
 import { sleep } from '../../tools/n8n/proc';
 import { deliver, messageEvent, nowSeconds } from '../queue/deliver';
@@ -119,7 +119,7 @@ export async function runNetworkFault(fault: NetworkFault, url: string, secret: 
 				resends.push({ id, status: answer.status, ms: Date.now() - t0, error: answer.error });
 			})();
 		};
-		await fault.firstAttempt(target, rawPost(target, signedHeaders(secret, nowSeconds(), body), body), n, resend);
+		await fault.firstAttempt(target, rawPost(target, signedRequest(secret, body, nowSeconds()).headers, body), n, resend);
 		if (!resent) {
 			await sleep(RESEND_AFTER_MS);
 			resend();

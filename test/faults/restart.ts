@@ -10,10 +10,10 @@ import type { N8n } from '../../tools/n8n/n8n';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
-import { signWebhookBody } from '../e2e/checks/trigger';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
 import { chain } from '../../tools/n8n/workflow';
 import { triggerNode } from '../queue/workflows';
+import { signedRequest } from '../trigger/requests';
 import { ledger, lookUp, publicApiUp, registered } from './lookup';
 import { type Kill, signal } from './burst';
 
@@ -70,8 +70,7 @@ export const RESTART_SEQUENCES: RestartSequence[] = [
 		key: 'refusal',
 		name: 'new events, then a forged event (refused)',
 		closing: async (url, _secret, first) => {
-			const t = nowSeconds();
-			return await post(url, first, { 'X-Service-Webhook-Timestamp': String(t), 'X-Service-Webhook-Signature': signWebhookBody('not-the-secret', t, first) });
+			return await post(url, first, signedRequest('not-the-secret', first, nowSeconds()).headers);
 		},
 		closingStatus: 401,
 		rerunsExpected: 'none',

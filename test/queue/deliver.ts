@@ -3,7 +3,7 @@
  * secret over `<timestamp>.<raw body>`, a retry carrying the same body with a fresh signature. Shared by
  * the queue suite and the queue benchmark.
  */
-import { signWebhookBody } from '../e2e/checks/trigger';
+import { SIGNATURE_HEADER, signedRequest } from '../trigger/requests';
 
 export interface Delivery {
 	url: string;
@@ -45,11 +45,7 @@ export async function deliver(secret: string, d: Delivery, timeoutMs = 120_000):
 	try {
 		const res = await fetch(d.url, {
 			method: 'POST',
-			headers: {
-				'Content-Type': 'application/json',
-				'X-Service-Webhook-Timestamp': String(d.timestamp),
-				'X-Service-Webhook-Signature': d.signature ?? signWebhookBody(secret, d.timestamp, d.body),
-			},
+			headers: { ...signedRequest(secret, d.body, d.timestamp).headers, ...(d.signature === undefined ? {} : { [SIGNATURE_HEADER]: d.signature }) },
 			body: d.body,
 			signal: AbortSignal.timeout(timeoutMs),
 		});

@@ -18,7 +18,8 @@ import { waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
-import { eventsWhileN8nStarts, expectExecutionCount, signWebhookBody, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
+import { eventsWhileN8nStarts, expectExecutionCount, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
+import { sign } from '../trigger/requests';
 import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
@@ -191,7 +192,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 					assertEqual([d.state, d.attempts.length, d.attempts[0]?.status], ['rejected', 1, 401], `forged delivery to ${url}`);
 					const body = messageEvent(`tampered-${url}`);
 					const ts = nowSeconds();
-					const tampered = await deliver(secret, { url, body: body.replace('Queue mode', 'Queue MODE'), timestamp: ts, signature: signWebhookBody(secret, ts, body) });
+					const tampered = await deliver(secret, { url, body: body.replace('Queue mode', 'Queue MODE'), timestamp: ts, signature: sign(secret, String(ts), body) });
 					assertEqual(tampered.status, 401, `tampered body to ${url}`);
 				}
 				await expectExecutions(n8n, workflow.id, before, 3000);

@@ -14,7 +14,7 @@ import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../
 import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../../tools/sandbox/seed';
 import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
-import { signWebhookBody } from '../../../credentials/webhookSignature';
+import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../../trigger/requests';
 import { assert, assertEqual, type Check } from '../lib/report';
 
 export const ASK_NODE = 'Ask';
@@ -405,7 +405,7 @@ async function forgeries(stack: Stack, workflow: Workflow): Promise<void> {
 	const now = Math.floor(Date.now() / 1000);
 	const event = (body: string, extra: Record<string, unknown> = {}) =>
 		JSON.stringify({ event: 'message.received', timestamp: new Date().toISOString(), data: { message_id: `wamid.forged.${randomBytes(4).toString('hex')}`, conversation_id: 1, from: q.phone, to: SANDBOX_SENDER_PHONE, type: 'text', body, timestamp: new Date().toISOString(), ...extra } });
-	const signed = (body: string, ts = now, key = secret) => ({ 'x-service-webhook-signature': signWebhookBody(key, String(ts), body), 'x-service-webhook-timestamp': String(ts) });
+	const signed = (body: string, ts = now, key = secret) => ({ [SIGNATURE_HEADER]: sign(key, String(ts), body), [TIMESTAMP_HEADER]: String(ts) });
 	const genuine = event('forged: tampered');
 	const cases: Array<[string, string, Record<string, string>]> = [
 		['no signature', event('forged: unsigned'), {}],

@@ -1,5 +1,5 @@
 /** Checks of the trigger in production: handshake, signed events, forgeries, duplicates, retries, adversarial cases. */
-import { createHash, createHmac } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, type N8nCommand, N8N_STARTING_UP_ANSWER, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
@@ -11,6 +11,7 @@ import type { Stack } from '../../../tools/n8n/stack';
 import { SECRET_REUSE_MS } from '../../../nodes/shared/webhookSecret';
 import { bareTriggerWorkflow, CREDENTIAL_TYPE, type CredentialRef, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { type Workflow, webhookIdFor } from '../../../tools/n8n/workflow';
+import { signedRequest } from '../../trigger/requests';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
 
@@ -39,11 +40,6 @@ function triggerJson(execution: ExecutionSummary): Record<string, unknown> {
 	return item ?? {};
 }
 
-/** Signs like the service: HMAC-SHA256 of `<timestamp>.<raw body>` with the webhook secret. */
-export function signWebhookBody(secret: string, timestamp: number, body: string): string {
-	return createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-}
-
 /** An event body as the service sends it. */
 function eventBody(event: string, data: Record<string, unknown>): string {
 	return JSON.stringify({ event, timestamp: new Date().toISOString(), data });
@@ -59,18 +55,9 @@ export function startedExecutionId(answerBody: string | undefined): string | und
 	}
 }
 
-/** The headers the service sends with `body`, signed with `secret` at `timestamp`. */
-export function signedHeaders(secret: string, timestamp: number, body: string): Record<string, string> {
-	return {
-		'Content-Type': 'application/json',
-		'X-Service-Webhook-Timestamp': String(timestamp),
-		'X-Service-Webhook-Signature': signWebhookBody(secret, timestamp, body),
-	};
-}
-
 /** Posts `body` signed with `secret` at `timestamp`, as the service would; the answer's status and text. */
 async function postSigned(url: string, secret: string, body: string, timestamp: number): Promise<{ status: number; body: string }> {
-	const res = await fetch(url, { method: 'POST', headers: signedHeaders(secret, timestamp, body), body });
+	const res = await fetch(url, { method: 'POST', headers: signedRequest(secret, body, timestamp).headers, body });
 	return { status: res.status, body: await res.text() };
 }
 
@@ -164,7 +151,7 @@ async function sendWhileStarting(o: Parameters<typeof eventsWhileN8nStarts>[0]):
 		const socket = await open(url).catch(() => undefined);
 		if (socket) {
 			const answer = readAnswer(socket);
-			await write(socket, bytesOf(rawPost(url, signedHeaders(o.secret, Math.floor(Date.now() / 1000), first.body), first.body)));
+			await write(socket, bytesOf(rawPost(url, signedRequest(o.secret, first.body, Math.floor(Date.now() / 1000)).headers, first.body)));
 			samples.push({ ready: 'refused', ...(await answer), contactId: first.contactId, at: Date.now() });
 			break;
 		}
@@ -264,11 +251,7 @@ export async function runTriggerChecks(stack: Stack, webhookId: string, log: (li
 				const sent = signedBody.replace('"total":1', '"total":1000');
 				const res = await fetch(productionUrl, {
 					method: 'POST',
-					headers: {
-						'Content-Type': 'application/json',
-						'X-Service-Webhook-Timestamp': String(ts),
-						'X-Service-Webhook-Signature': signWebhookBody(sandbox.credentials.webhookSecret, ts, signedBody),
-					},
+					headers: signedRequest(sandbox.credentials.webhookSecret, signedBody, ts).headers,
 					body: sent,
 				});
 				assertEqual(res.status, 401, 'tampered body answer');
