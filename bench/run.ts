@@ -10,11 +10,10 @@
  * BENCH_CONV_WAITING; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { N8N_VERSION } from '../tools/n8n/n8n';
-import { installCleanupHandlers, stopAll } from '../tools/n8n/proc';
+import { logsFolder } from '../tools/n8n/logs';
+import { stopAll } from '../tools/n8n/proc';
 import { startStack, type Stack } from '../tools/n8n/stack';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
@@ -67,10 +66,8 @@ async function main(): Promise<number> {
 		process.stdout.write(`${text}\n`);
 		results.write(`${text}\n`);
 	};
-	const dir = mkdtempSync(join(tmpdir(), 'bm-bench-'));
-	installCleanupHandlers(() => {
-		log(`interrupted; logs in ${dir}`);
-	});
+	const logs = logsFolder('bench', log, 'BENCH_KEEP');
+	const { dir } = logs;
 
 	out([...headerLines(machineHeader(benchCommand(args), { node: process.version, n8n: N8N_VERSION })), `Rounds: ${rounds}`, ''].join('\n'));
 
@@ -198,8 +195,7 @@ async function main(): Promise<number> {
 	}
 	log(`whole run: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 	log(`raw output: ${shownPath(results.path)} (a figure in docs/ links to it; CONTRIBUTING.md, "Figures")`);
-	if (failed || process.env.BENCH_KEEP) log(`logs kept in ${dir}`);
-	else rmSync(dir, { recursive: true, force: true });
+	logs.close(failed);
 	return failed ? 1 : 0;
 }
 

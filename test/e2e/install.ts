@@ -8,12 +8,12 @@
  * E2E_KEEP=1 keeps the logs)
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runThroughServer } from './checks/actions';
 import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_ROOT } from '../../tools/n8n/n8n';
-import { installCleanupHandlers, run, sleep, stopAll } from '../../tools/n8n/proc';
+import { logsFolder } from '../../tools/n8n/logs';
+import { run, sleep, stopAll } from '../../tools/n8n/proc';
 import { installTools, LocalRegistry } from '../../tools/n8n/registry';
 import { assert, assertEqual, createReporter, runSuite } from './lib/report';
 import { SandboxProcess } from '../../tools/n8n/sandbox';
@@ -103,12 +103,10 @@ async function triggerAcceptsGenuineOnly(n8n: N8n, sandbox: SandboxProcess, work
 
 async function main(): Promise<number> {
 	const started = Date.now();
-	const dir = mkdtempSync(join(tmpdir(), 'bm-install-'));
 	const report = createReporter();
 	const say = (line: string) => process.stdout.write(`# ${line}\n`);
-	installCleanupHandlers(() => {
-		say(`interrupted; logs in ${dir}`);
-	});
+	const logs = logsFolder('install', say);
+	const { dir } = logs;
 	const registry = new LocalRegistry(join(dir, 'registry'));
 	const sandbox = new SandboxProcess(join(dir, 'sandbox.log'), 60);
 	const servers: N8n[] = [];
@@ -119,8 +117,7 @@ async function main(): Promise<number> {
 		await stopAll();
 		const { passed, failed } = report.totals();
 		say(`whole suite ${((Date.now() - started) / 1000).toFixed(1)} s`);
-		if (failed > 0 || process.env.E2E_KEEP) say(`logs kept in ${dir}`);
-		else rmSync(dir, { recursive: true, force: true });
+		logs.close(failed > 0);
 		process.stdout.write(`${passed} passed, ${failed} failed\n`);
 		return failed > 0 ? 1 : 0;
 	};

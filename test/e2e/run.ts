@@ -3,8 +3,7 @@
  * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
  * checks; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
@@ -34,9 +33,10 @@ import {
 import { type Check, createReporter, runSuite } from './lib/report';
 import { settingChecks } from './lib/setting';
 import { type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
-import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
+import { logsFolder } from '../../tools/n8n/logs';
+import { stopAll } from '../../tools/n8n/proc';
 import { N8N_VERSION, type N8n } from '../../tools/n8n/n8n';
-import { startStack, type Stack } from '../../tools/n8n/stack';
+import { startStack, type Stack, timingsLine } from '../../tools/n8n/stack';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import {
 	bareTriggerWorkflow,
@@ -113,12 +113,10 @@ export async function e2eSuite(options: {
 }): Promise<void> {
 	const { report, smoke = false, prefix = '' } = options;
 	const started = Date.now();
-	const dir = mkdtempSync(join(tmpdir(), 'bm-e2e-'));
+	const logs = logsFolder('e2e', say);
+	const { dir } = logs;
 	const failedBefore = report.totals().failed;
 	let stack: Stack | undefined;
-	installCleanupHandlers(async () => {
-		process.stdout.write(`# interrupted; logs in ${dir}\n`);
-	});
 	const runCheck = async (check: Check) => {
 		if (smoke && !SMOKE_CHECKS.test(check.name)) return;
 		await report.run({ ...check, name: `${prefix}${check.name}` });
@@ -194,7 +192,7 @@ export async function e2eSuite(options: {
 		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
 		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
-		await finish(report, dir, started, failedBefore, stack, model);
+		await finish(report, logs, started, failedBefore, stack, model);
 		return;
 	}
 
@@ -240,12 +238,12 @@ export async function e2eSuite(options: {
 			}
 		},
 	});
-	await finish(report, dir, started, failedBefore, stack, model);
+	await finish(report, logs, started, failedBefore, stack, model);
 }
 
 async function finish(
 	report: ReturnType<typeof createReporter>,
-	dir: string,
+	logs: ReturnType<typeof logsFolder>,
 	started: number,
 	failedBefore: number,
 	stack?: Stack,
@@ -254,19 +252,13 @@ async function finish(
 	await stack?.stop();
 	await model?.stop();
 	// What n8n sent the model, tool results included: for reading when a check fails (kept with the logs).
-	if (model) writeFileSync(join(dir, 'model-requests.json'), JSON.stringify(model.requests, null, 1));
+	if (model) writeFileSync(join(logs.dir, 'model-requests.json'), JSON.stringify(model.requests, null, 1));
 	await stopAll();
-	if (stack) {
-		const t = stack.timings;
-		process.stdout.write(
-			`# timings (s): ${Object.entries(t)
-				.map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
-				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
-		);
-	}
-	if (report.totals().failed > failedBefore || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
-	else rmSync(dir, { recursive: true, force: true });
+	if (stack) say(timingsLine(stack.timings, started));
+	logs.close(report.totals().failed > failedBefore);
 }
+
+const say = (line: string) => process.stdout.write(`# ${line}\n`);
 
 async function main(): Promise<number> {
 	const report = createReporter();

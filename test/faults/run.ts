@@ -16,12 +16,11 @@
  * npm run test:faults  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex selects
  * cases by their name, e.g. "2.3.6 regular SIGKILL" or "network"; a filter that matches no case fails.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
-import { formatElapsed, installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
+import { logsFolder } from '../../tools/n8n/logs';
+import { formatElapsed, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { type Stack, startStack } from '../../tools/n8n/stack';
 import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
@@ -295,12 +294,10 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 
 async function main(): Promise<number> {
 	const started = Date.now();
-	const dir = mkdtempSync(join(tmpdir(), 'bm-faults-'));
 	const report = caseReporter();
 	const log = (line: string) => process.stdout.write(`# ${line}\n`);
-	installCleanupHandlers(() => {
-		process.stdout.write(`# interrupted; logs in ${dir}\n`);
-	});
+	const logs = logsFolder('faults', log);
+	const { dir } = logs;
 	const all = DEPLOYMENTS.flatMap(caseNames);
 	const chosen = all.filter(selected);
 	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
@@ -336,8 +333,7 @@ async function main(): Promise<number> {
 	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${sent}`, sent > 0 && lookedUp === sent, `${sent - lookedUp} events sent were never looked up`);
 	log(`whole suite ${formatElapsed(Date.now() - started)}`);
 	const totals = report.totals();
-	if (totals.failed > 0 || process.env.E2E_KEEP) log(`logs kept in ${dir}`);
-	else rmSync(dir, { recursive: true, force: true });
+	logs.close(totals.failed > 0);
 	process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
 	return totals.failed > 0 ? 1 : 0;
 }

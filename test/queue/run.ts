@@ -5,16 +5,16 @@
  * each on a deployment of its own. npm run test:queue  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex
  * runs some checks.)
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
-import { installCleanupHandlers, stopAll, waitFor } from '../../tools/n8n/proc';
+import { logsFolder } from '../../tools/n8n/logs';
+import { stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
 import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
-import { waitForWebhook } from '../../tools/n8n/stack';
+import { timingsLine, waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
@@ -55,13 +55,17 @@ type Reporter = ReturnType<typeof createReporter>;
 /** The suite on one deployment under one expression-engine setting; check names start with `prefix`. */
 async function queueSuite(report: Reporter, setting: EngineSetting, prefix: string): Promise<void> {
 	const started = Date.now();
-	const dir = mkdtempSync(join(tmpdir(), 'bm-queue-'));
 	const failedBefore = report.totals().failed;
 	let stack: QueueStack | undefined;
-	installCleanupHandlers(() => {
-		process.stdout.write(`# interrupted; logs in ${dir}\n`);
-	});
 	const say = (line: string) => process.stdout.write(`# ${prefix}${line}\n`);
+	const logs = logsFolder('queue', say);
+	const { dir } = logs;
+	const finish = async () => {
+		await stack?.stop();
+		await stopAll();
+		if (stack) say(timingsLine(stack.timings, started));
+		logs.close(report.totals().failed > failedBefore);
+	};
 	const setUp = `${prefix}set-up: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker (queue mode), the package in the shared user folder, the sandbox`;
 	try {
 		stack = await startQueueStack({
@@ -82,7 +86,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 		});
 	} catch (error) {
 		report.result(setUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
-		await finish(report, dir, started, failedBefore, stack);
+		await finish();
 		return;
 	}
 	report.result(setUp, true);
@@ -273,21 +277,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 		},
 	];
 	for (const check of checks) await report.run({ ...check, name: `${prefix}${check.name}` });
-	await finish(report, dir, started, failedBefore, stack);
-}
-
-async function finish(report: Reporter, dir: string, started: number, failedBefore: number, stack?: QueueStack): Promise<void> {
-	await stack?.stop();
-	await stopAll();
-	if (stack) {
-		process.stdout.write(
-			`# timings (s): ${Object.entries(stack.timings)
-				.map(([k, v]) => `${k} ${(v / 1000).toFixed(1)}`)
-				.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}\n`,
-		);
-	}
-	if (report.totals().failed > failedBefore || process.env.E2E_KEEP) process.stdout.write(`# logs kept in ${dir}\n`);
-	else rmSync(dir, { recursive: true, force: true });
+	await finish();
 }
 
 /**

@@ -58,6 +58,12 @@ export interface Stack {
 	stop: () => Promise<void>;
 }
 
+/** How long each step of a stack's start took, and the whole suite since `started` (ms). */
+export function timingsLine(timings: Record<string, number>, started: number): string {
+	const steps = Object.entries(timings).map(([step, ms]) => `${step} ${(ms / 1000).toFixed(1)}`);
+	return `timings (s): ${steps.join(', ')}; whole suite ${((Date.now() - started) / 1000).toFixed(1)}`;
+}
+
 let packed: Promise<string> | undefined;
 /**
  * The package built and packed once per process: the sources do not change while a suite runs, and a suite
