@@ -11,7 +11,7 @@ import { runLoad } from './lib/loadgen';
 import { executionsAfter, latestExecutionId } from './lib/n8n-runs';
 import { settle } from './lib/procfs';
 import { fmt, table } from './lib/stats';
-import { CONCURRENCY, eventBody, signedRequest, webhookNodePath } from './receiving';
+import { CONCURRENCY, eventBody, signedLoadRequest, webhookNodePath } from './receiving';
 import { triggerPath } from './workflows';
 
 const SAMPLING_INTERVAL_US = 250;
@@ -70,7 +70,7 @@ export async function benchReceivingProfile(ctx: BenchContext, workflows: Workfl
 					origin: n8n.baseUrl,
 					concurrency: CONCURRENCY,
 					durationMs: seconds * 1000,
-					makeRequest: (n) => signedRequest(secret, r.path, eventBody(run, n)),
+					makeRequest: (n) => signedLoadRequest(secret, r.path, eventBody(run, n)),
 					isOk: (status) => status === 200,
 				});
 				// Until n8n is idle again: the runs the load started are part of each event's cost.

@@ -6,7 +6,7 @@
  * isolation. `N8N_VERSION=1.123.81 npm run bench -- receiving` measures the oldest supported version,
  * where "Immediately" answers before the run exists and the trigger's mode costs what safety costs.
  */
-import { createHmac } from 'node:crypto';
+import { sign } from '../test/trigger/requests';
 import type { IDataObject } from 'n8n-workflow';
 import {
 	claimDelivery,
@@ -80,7 +80,8 @@ export function eventBody(run: string, n: number): string {
 	});
 }
 
-export function signedRequest(secret: string, path: string, body: string, extraHeaders: Record<string, string> = {}) {
+/** A request for the load generator: `body` to `path`, signed as the service signs (test/trigger/requests.ts). */
+export function signedLoadRequest(secret: string, path: string, body: string, extraHeaders: Record<string, string> = {}) {
 	const ts = String(Math.floor(Date.now() / 1000));
 	return {
 		path,
@@ -88,7 +89,7 @@ export function signedRequest(secret: string, path: string, body: string, extraH
 			...extraHeaders,
 			'content-type': 'application/json',
 			'x-service-webhook-timestamp': ts,
-			'x-service-webhook-signature': createHmac('sha256', secret).update(`${ts}.`).update(body).digest('hex'),
+			'x-service-webhook-signature': sign(secret, ts, body),
 		},
 		body,
 	};
@@ -110,7 +111,7 @@ async function isolation(secret: string) {
 	const body = Buffer.from(eventBody('iso', 1));
 	const big = Buffer.alloc(64 * 1024, 'a');
 	const now = Math.floor(Date.now() / 1000);
-	const sig = (raw: Buffer) => createHmac('sha256', secret).update(`${now}.`).update(raw).digest('hex');
+	const sig = (raw: Buffer) => sign(secret, String(now), raw);
 	const headersSmall = sig(body);
 	const headersBig = sig(big);
 	const run = (raw: Buffer, signature: string) => () => {
@@ -195,7 +196,7 @@ async function measure(ctx: BenchContext, workflows: Workflow[], seconds: number
 	const hookAuth = targets.findIndex((t) => t.key === 'hookauth');
 	const hookSame = targets.findIndex((t) => t.key === 'hooksame');
 	const isOk = (status: number, body: string) => status === 200 && !body.includes('ignored');
-	const request = (t: (typeof targets)[number], run: string) => (n: number) => signedRequest(secret, t.path, eventBody(run, n), t.headers);
+	const request = (t: (typeof targets)[number], run: string) => (n: number) => signedLoadRequest(secret, t.path, eventBody(run, n), t.headers);
 	// Warm-up at full load, three passes: n8n's CPU per event keeps falling for minutes after a start
 	// (from about 16 to 9 ms over four minutes on the EPYC, read from /proc). Also checks every target accepts.
 	for (let pass = 1; pass <= WARM_UP_PASSES; pass++) {
