@@ -8,7 +8,7 @@ import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
 import { sleep } from '../../tools/n8n/proc';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
-import { ledger, lookUp } from './lookup';
+import { lookUp, sent } from './lookup';
 
 /** 200 acknowledged before the kill found n8n 2.3.6's loss in every run (issue 30): half of 400. */
 export const EVENTS = 400;
@@ -97,7 +97,7 @@ export async function burstAndKill(r: Round): Promise<Figures> {
 	const idOf = (n: number) => `fault-${r.tag}-${n}`;
 	const ids = Array.from({ length: EVENTS }, (_, n) => idOf(n));
 	const bodies = ids.map((id) => messageEvent(id));
-	for (const id of ids) ledger.sent.add(id);
+	sent(ids);
 	const before = await latestExecutionId(r.reader, r.workflowId);
 	const exited = r.target.exited;
 	if (!exited) throw new Error('the target process is not running');

@@ -23,5 +23,8 @@ export const DEPLOYMENTS: Deployment[] = [
 /** A deployment's name, e.g. "2.41.1 queue"; the setting is named when it is not n8n's defaults. */
 export const deploymentLabel = (d: Deployment) => `${d.version} ${d.mode}${d.setting === N8N_DEFAULTS ? '' : `, ${d.setting.title}`}`;
 
+/** A deployment's own part of its folder's name and of the ids of the events its cases send. */
+export const deploymentKey = (d: Deployment) => `${d.version}-${d.mode}-${d.setting.key}`.replace(/\./g, '_');
+
 /** What the fault suite's case names start with. */
 export const prefix = (d: Deployment) => `n8n ${deploymentLabel(d)}`;

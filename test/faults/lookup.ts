@@ -10,8 +10,14 @@ import { sleep, waitFor } from '../../tools/n8n/proc';
 const QUIET_MS = 5_000;
 const SETTLE_TIMEOUT_MS = 240_000;
 
-/** Events sent and looked up by the whole suite, by message id. */
-export const ledger = { sent: new Set<string>(), lookedUp: new Set<string>() };
+/** Events sent (how many, and their message ids) and looked up by the whole suite. */
+export const ledger = { sends: 0, sent: new Set<string>(), lookedUp: new Set<string>() };
+
+/** Notes events a case sends: an id sent twice would let one lookup count for both. */
+export function sent(ids: string[]): void {
+	ledger.sends += ids.length;
+	for (const id of ids) ledger.sent.add(id);
+}
 
 /**
  * Waits until the public API answers: after a restart n8n before 2.x's later releases answers readiness

@@ -14,7 +14,7 @@ import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver
 import { chain } from '../../tools/n8n/workflow';
 import { triggerNode } from '../queue/workflows';
 import { signedRequest } from '../trigger/requests';
-import { ledger, lookUp, publicApiUp, registered } from './lookup';
+import { lookUp, publicApiUp, registered, sent } from './lookup';
 import { type Kill, signal } from './burst';
 
 /** Events acknowledged per sequence before the stop. */
@@ -129,7 +129,7 @@ export async function runRestartSequences(
 		}),
 	);
 	for (const run of runs) {
-		for (const id of run.ids) ledger.sent.add(id);
+		sent(run.ids);
 		for (const [n, body] of run.bodies.entries()) {
 			const answer = await signedEvent(run.url, secret, body);
 			if (answer.status !== 200) run.problems.push(`event ${n} answered ${answer.status} ${answer.body}`);

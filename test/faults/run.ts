@@ -28,9 +28,9 @@ import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workf
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
-import { type Deployment, DEPLOYMENTS, prefix } from './deployments';
+import { type Deployment, DEPLOYMENTS, deploymentKey, prefix } from './deployments';
 import { burstAndKill, CONCURRENCY, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
-import { ledger, lookUp, registered } from './lookup';
+import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
 
@@ -169,9 +169,9 @@ async function networkCases(report: Reporter, r: Running): Promise<void> {
 		try {
 			await registered(url);
 			const before = await latestExecutionId(r.stack.n8n, workflowId);
-			const tag = `${r.d.version}-${r.d.mode}-${i}-${Date.now()}`.replace(/\./g, '_');
+			const tag = `${deploymentKey(r.d)}-${i}-${Date.now()}`;
 			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
-			for (const id of outcome.ids) ledger.sent.add(id);
+			sent(outcome.ids);
 			const { runsOf } = await lookUp(r.stack.n8n, workflowId, before, outcome.ids);
 			const problems: string[] = [];
 			for (const resend of outcome.resends) {
@@ -197,7 +197,7 @@ async function restartCases(report: Reporter, r: Running): Promise<void> {
 	if (sequences.length === 0) return;
 	try {
 		const workflowIdOf = (s: (typeof sequences)[number]) => r.stack.workflows.find((w) => w.name === restartWorkflow(s, r.stack.credential).name)!.id;
-		const tag = `${r.d.version}-${Date.now()}`.replace(/\./g, '_');
+		const tag = `${deploymentKey(r.d)}-${Date.now()}`;
 		const outcomes = await runRestartSequences(r.target, sequences, workflowIdOf, r.stack.sandbox.credentials.webhookSecret, RESTART_KILL, tag, r.log);
 		for (const o of outcomes) {
 			const expected = o.sequence.rerunsExpected === 'all' ? RESTART_EVENTS : 0;
@@ -230,7 +230,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					path: receiver.path,
 					secret: r.stack.sandbox.credentials.webhookSecret,
 					kill,
-					tag: `${r.d.version}-${r.d.mode}-${kill}-${workflow.id}`.replace(/\./g, '_').toLowerCase(),
+					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
 					log: (line) => r.log(`${name}: ${line}`),
 				});
 				const problems: string[] = [];
@@ -273,7 +273,7 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 	const options = {
 		owner: OWNER,
 		n8nVersion: d.version,
-		dir: join(dir, `${d.version}-${d.mode}-${d.setting.key}`),
+		dir: join(dir, deploymentKey(d)),
 		env: d.setting.env,
 		log,
 		workflows: ({ credential }: { credential: CredentialRef }) => {
@@ -328,9 +328,10 @@ async function main(): Promise<number> {
 
 	await stopAll();
 	report.check(`the suite ran cases: ${report.cases()} of ${chosen.length} chosen`, report.cases() > 0 && report.cases() === chosen.length);
-	const sent = ledger.sent.size;
+	const distinct = ledger.sent.size;
+	report.check(`every event sent had an id of its own: ${distinct} ids for ${ledger.sends} events`, distinct === ledger.sends, 'cases sent events under ids already used, so one lookup would count for another');
 	const lookedUp = [...ledger.sent].filter((id) => ledger.lookedUp.has(id)).length;
-	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${sent}`, sent > 0 && lookedUp === sent, `${sent - lookedUp} events sent were never looked up`);
+	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${distinct}`, distinct > 0 && lookedUp === distinct, `${distinct - lookedUp} events sent were never looked up`);
 	log(`whole suite ${formatElapsed(Date.now() - started)}`);
 	const totals = report.totals();
 	logs.close(totals.failed > 0);
