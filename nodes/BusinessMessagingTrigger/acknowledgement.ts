@@ -14,13 +14,24 @@ export const ACKNOWLEDGE_ONCE_RUN_EXISTS = 'hostedChat';
 type Response = ReturnType<IWebhookFunctions['getResponseObject']>;
 
 /**
- * Reports n8n's answer to a request whose run the trigger handed over: `true` for a 2xx (the run exists),
- * `false` for anything else. It listens for n8n ending the response ('prefinish'), not for the connection:
- * a sender that hangs up first closes the connection before n8n has decided, and n8n still creates the run
- * and ends the response afterwards (Node then leaves `headersSent` false, but the status code stays n8n's).
+ * Reports n8n's answer to a request whose run the trigger handed over, once: `true` for a 2xx (the run
+ * exists), `false` for anything else. It listens for n8n ending the response, not for the connection: a
+ * sender that hangs up first closes the connection before n8n has decided, and n8n still creates the run and
+ * ends the response afterwards (Node then leaves `headersSent` false, but the status code stays n8n's).
+ * Node signals that end with 'prefinish', except while it is closing a connection the sender hung up (its
+ * side already ended, the socket not yet destroyed): it then keeps the answer for a socket that takes no more
+ * writes and never says 'prefinish'. So the response's 'close' counts too, when n8n had ended it by then.
  */
 export function reportAnswer(response: Response, settle: (acknowledged: boolean) => void): void {
-	const settleNow = () => settle(response.statusCode >= 200 && response.statusCode < 300);
-	if (response.writableEnded) settleNow();
-	else response.once('prefinish', settleNow);
+	let reported = false;
+	const settleNow = () => {
+		if (reported) return;
+		reported = true;
+		settle(response.statusCode >= 200 && response.statusCode < 300);
+	};
+	if (response.writableEnded) return settleNow();
+	response.once('prefinish', settleNow);
+	response.once('close', () => {
+		if (response.writableEnded) settleNow();
+	});
 }
