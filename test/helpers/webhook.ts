@@ -142,20 +142,34 @@ class RecordingResponse extends EventEmitter {
 		return this.json(body);
 	}
 
-	/** As Node's response: 'prefinish' when ended, also after the sender hung up; 'close' once. */
+	/**
+	 * Node is still closing the connection the sender hung up (its side ended, the socket not yet destroyed):
+	 * ending the response then keeps the answer for a socket that takes no more writes, so Node says no
+	 * 'prefinish', only 'close' once the socket is gone (test/trigger/acknowledgement.test.ts shows it).
+	 */
+	private closing = false;
+
+	/** As Node's response: 'prefinish' when ended, also after the sender hung up, except while Node is closing. */
 	end() {
 		if (this.writableEnded) return this;
 		this.writableEnded = true;
 		if (!this.hungUp) this.headersSent = true;
-		this.emit('prefinish');
+		this.emit(this.closing ? 'close' : 'prefinish');
 		return this;
 	}
 
-	hangUp() {
+	hangUp(moment: HangUp) {
 		this.hungUp = true;
-		this.emit('close');
+		if (moment === 'as n8n answers') this.closing = true;
+		else this.emit('close');
 	}
 }
+
+/**
+ * When the sender closes the connection: once the request is sent, before the node runs (the 0 ms hang-up),
+ * or in the instant n8n answers, while Node is still closing the connection.
+ */
+export type HangUp = 'before the trigger runs' | 'as n8n answers';
 
 class HarnessNodeTypes implements INodeTypes {
 	private readonly trigger = new BusinessMessagingTrigger();
@@ -304,11 +318,11 @@ export class TriggerHarness {
 	}
 
 	/**
-	 * Sends one request; `nowMs` fixes the clock the node sees (default: the real clock). `hangUp`: the
-	 * sender closes the connection once the request is sent, before the node runs (the 0 ms hang-up).
+	 * Sends one request; `nowMs` fixes the clock the node sees (default: the real clock). `hangUp`: when the
+	 * sender closes the connection.
 	 */
-	async send(request: WebhookRequest, nowMs?: number, options: { hangUp?: boolean } = {}): Promise<WebhookOutcome> {
-		const outcome = await this.deliver(request, nowMs, options.hangUp === true);
+	async send(request: WebhookRequest, nowMs?: number, options: { hangUp?: HangUp } = {}): Promise<WebhookOutcome> {
+		const outcome = await this.deliver(request, nowMs, options.hangUp);
 		assertNoSecrets('the trigger’s answer, items or logs', { ...outcome, threw: outcome.threw });
 		return outcome;
 	}
@@ -328,7 +342,7 @@ export class TriggerHarness {
 		};
 	}
 
-	private async deliver(request: WebhookRequest, nowMs: number | undefined, hangUp: boolean): Promise<WebhookOutcome> {
+	private async deliver(request: WebhookRequest, nowMs: number | undefined, hangUp: HangUp | undefined): Promise<WebhookOutcome> {
 		const headers = lowercaseHeaders(request.headers);
 		const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
 		const contentHeader = headers['content-type'];
@@ -388,7 +402,7 @@ export class TriggerHarness {
 			contentType,
 		};
 		const res = new RecordingResponse();
-		if (hangUp) res.hangUp();
+		if (hangUp) res.hangUp(hangUp);
 		const additionalData = {
 			credentialsHelper: new HarnessCredentialsHelper(
 				this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials,

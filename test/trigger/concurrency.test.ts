@@ -98,8 +98,17 @@ describe('concurrent deliveries on one n8n instance', () => {
 	it('answers a re-send at once when the first sender hung up before the trigger ran (0 ms), and runs the event once', async () => {
 		const harness = new TriggerHarness();
 		const body = messageReceived('c-hung-up');
-		const first = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()), undefined, { hangUp: true });
+		const first = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()), undefined, { hangUp: 'before the trigger runs' });
 		// n8n ran it and ended the response; the sender, gone, got nothing.
+		expect([first.statusCode, first.workflowStarted]).toEqual([0, true]);
+		const resend = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()));
+		expect([resend.statusCode, resend.body, resend.workflowStarted]).toEqual([200, { received: true, ignored: 'duplicate delivery' }, false]);
+	}, 5000);
+
+	it('answers a re-send at once when the sender hung up in the instant n8n answered (Node says only \'close\'), and runs the event once', async () => {
+		const harness = new TriggerHarness();
+		const body = messageReceived('c-hung-up-as-answered');
+		const first = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()), undefined, { hangUp: 'as n8n answers' });
 		expect([first.statusCode, first.workflowStarted]).toEqual([0, true]);
 		const resend = await harness.send(signedRequest(TEST_WEBHOOK_SECRET, body, nowSeconds()));
 		expect([resend.statusCode, resend.body, resend.workflowStarted]).toEqual([200, { received: true, ignored: 'duplicate delivery' }, false]);
