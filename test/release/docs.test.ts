@@ -53,6 +53,11 @@ describe('versions in the docs', () => {
 		expect(versions(README.replace('| 2.41.1 |', '| 2.42.0 |')).join('\n')).toMatch(/Compatibility: tested/));
 	it('a Node.js minimum other than engines.node', () =>
 		expect(versions(README.replace('Node.js 20.19 or later', 'Node.js 18 or later')).join('\n')).toMatch(/Node\.js 18 or later/));
+	it('another Node.js version than npm run test:node-versions runs, named in docs/compatibility.md', () => {
+		const d = docs();
+		d['docs/compatibility.md'] = d['docs/compatibility.md'].replace('Node.js 20.19.0 and', 'Node.js 20.20.2 and');
+		expect(versions(README, d).join('\n')).toMatch(/compatibility\.md: tested on Node\.js 20\.20\.2 and 22\.23\.3, npm run test:node-versions runs 20\.19\.0 and 22\.23\.3/);
+	});
 });
 
 describe('CHANGELOG.md', () => {

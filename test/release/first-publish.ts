@@ -5,10 +5,10 @@
  * package.json can be published as it is.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { MIN_NPM_FOR_TRUSTED_PUBLISHING, pinnedImageVersion } from './workflows';
+import { INSTALL_CACHE } from '../../tools/n8n/versions';
 import { newer } from '../../tools/release/versions';
 import { section } from './versions';
 
@@ -28,9 +28,8 @@ export function bundledNpmVersion(nodeChangelog: string, nodeVersion: string): s
  * installs the same Node for n8n (scripts/install-n8n.sh).
  */
 export function nodeChangelog(root: string, nodeVersion: string): string | undefined {
-	const cache = process.env.N8N_CACHE_DIR ?? join(homedir(), '.cache/n8n-nodes-business-messaging');
 	const folders = [join(root, 'node_modules/node/node_modules'), join(root, 'node_modules')];
-	if (existsSync(cache)) folders.push(...readdirSync(cache).map((d) => join(cache, d, 'node_modules')));
+	if (existsSync(INSTALL_CACHE)) folders.push(...readdirSync(INSTALL_CACHE).map((d) => join(INSTALL_CACHE, d, 'node_modules')));
 	for (const folder of folders.filter((f) => existsSync(f))) {
 		for (const d of readdirSync(folder).filter((d) => /^node-(linux|darwin|win)-/.test(d))) {
 			const pkg = join(folder, d, 'package.json');

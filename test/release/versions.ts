@@ -5,10 +5,12 @@
  * - the README's minimum n8n: the oldest n8n the suites run (tools/n8n/versions.ts);
  * - the n8n versions the compatibility tables call tested: exactly the ones the suites run;
  * - the README's Node.js minimum: package.json's `engines.node`;
+ * - the other Node.js versions docs/compatibility.md says the package's own use of Node is tested on: the ones
+ *   `npm run test:node-versions` runs (tools/n8n/versions.ts);
  * - CHANGELOG.md: `## Unreleased` only on top, then `## x.y.z - YYYY-MM-DD` sections, newest first; package.json's
  *   version is the newest dated one, or the next one while `## Unreleased` is on top.
  */
-import { DEFAULT_N8N_VERSION, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
+import { DEFAULT_N8N_VERSION, otherNodeVersions, SMOKE_N8N_VERSIONS } from '../../tools/n8n/versions';
 import { changelogSections, installVersions, newer, PACKAGE } from '../../tools/release/versions';
 
 /** The n8n versions the suites run: the default and the smoke versions, oldest first. */
@@ -83,6 +85,10 @@ export function versionProblems(input: VersionInputs): string[] {
 	const compatibilityDoc = input.docs['docs/compatibility.md'];
 	if (compatibilityDoc !== undefined && JSON.stringify(sorted(testedVersionsInTable(compatibilityDoc))) !== JSON.stringify(sorted(tested))) {
 		problems.push(`docs/compatibility.md: tested ${JSON.stringify(sorted(testedVersionsInTable(compatibilityDoc)))}, the suites run ${JSON.stringify(sorted(tested))}`);
+	}
+	const otherNodes = /\btested on Node\.js (\d+\.\d+\.\d+) and (\d+\.\d+\.\d+) too\b/.exec(compatibilityDoc ?? '')?.slice(1) ?? [];
+	if (compatibilityDoc !== undefined && JSON.stringify(otherNodes) !== JSON.stringify(otherNodeVersions())) {
+		problems.push(`docs/compatibility.md: tested on Node.js ${otherNodes.join(' and ') || '(none stated as "tested on Node.js x.y.z and x.y.z too")'}, npm run test:node-versions runs ${otherNodeVersions().join(' and ')}`);
 	}
 	const node = /\bNode\.js (\d+(?:\.\d+)*) or later\b/.exec(compatibility)?.[1];
 	if (`>=${node}` !== input.enginesNode) problems.push(`README.md, Compatibility: Node.js ${node ?? '(none stated)'} or later, package.json's engines.node is ${input.enginesNode}`);

@@ -4,6 +4,7 @@
  * not tried here still gets the right answer). `N8N_VERSION=… npm run test:e2e` picks one.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type EngineSetting, RECOMMENDED_SETTING } from './settings';
 
@@ -28,6 +29,23 @@ export const SMOKE_RUNS: Array<{ version: string; label: string; setting?: Engin
  * package this registry lacks, 0.18.13 works. npm ignores an override for a package a version does not use.
  */
 export const INSTALL_OVERRIDES: Record<string, string> = { xlsx: '0.18.5', linkedom: '0.18.13' };
+
+/** Where n8n versions (scripts/install-n8n.sh) and other Node versions are installed, reused between runs. */
+export const INSTALL_CACHE = process.env.N8N_CACHE_DIR ?? join(homedir(), '.cache/n8n-nodes-business-messaging');
+
+/** The newest Node.js 22: n8n 1.123 and 2.3 run on Node 20.19 to 24, and 22 is the LTS line between. */
+const NODE_22 = '22.23.3';
+
+/**
+ * The Node.js versions users run the supported n8n versions on, besides the project's own 24.21.0 (the
+ * devDependency `node`, which every suite runs on): the floor package.json's `engines.node` states, and Node 22.
+ */
+export function otherNodeVersions(): string[] {
+	const engines = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
+	const floor = /^>=\s*(\d+)\.(\d+)(?:\.(\d+))?$/.exec(engines.trim());
+	if (!floor) throw new Error(`package.json's engines.node is "${engines}": expected ">=major.minor"`);
+	return [`${floor[1]}.${floor[2]}.${floor[3] ?? 0}`, NODE_22];
+}
 
 /** `a >= b` for plain `major.minor.patch` versions. */
 export function versionAtLeast(a: string, b: string): boolean {
