@@ -8,13 +8,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { signWebhookBody } from '../../credentials/webhookSignature';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { callResumeAddress, RESUME_CREDENTIAL_ID } from '../helpers/resume';
 import { DEFAULT_CREDENTIALS, TriggerHarness } from '../helpers/webhook';
-import { messageReceived, signedRequest } from '../trigger/requests';
+import { messageReceived, sign, signedRequest } from '../trigger/requests';
 import { SECRET_REUSE_MS } from '../../nodes/shared/webhookSecret';
 import { useSandbox } from '../helpers/useSandbox';
 import { SANDBOX_CREDENTIALS, SANDBOX_SENDER_PHONE, type Sandbox } from '../../tools/sandbox';
@@ -40,7 +39,7 @@ function reply(body: string, extra: IDataObject = {}, event = 'message.received'
 }
 
 function signed(body: string, secret = SANDBOX_CREDENTIALS.webhookSecret, at = Math.floor(Date.now() / 1000)) {
-	return { 'content-type': 'application/json', 'x-service-webhook-signature': signWebhookBody(secret, String(at), body), 'x-service-webhook-timestamp': String(at) };
+	return { 'content-type': 'application/json', 'x-service-webhook-signature': sign(secret, String(at), body), 'x-service-webhook-timestamp': String(at) };
 }
 
 test('the genuine reply resumes the run with it: the reply, the question, how long the run waited', async () => {

@@ -7,12 +7,12 @@
  */
 import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
 
-import { signWebhookBody } from '../../credentials/webhookSignature';
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
 import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../nodes/shared/conversation';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
+import { sign } from '../trigger/requests';
 import { TEST_WEBHOOK_SECRET, TriggerHarness, type WebhookOutcome } from '../helpers/webhook';
 
 const CUSTOMER = '+15550001111';
@@ -27,7 +27,7 @@ afterEach(async () => await standIn.stop());
 
 function signed(text: string, secret = TEST_WEBHOOK_SECRET, timestamp = Math.floor(Date.now() / 1000)) {
 	const ts = String(timestamp);
-	return { 'content-type': 'application/json', 'x-service-webhook-signature': signWebhookBody(secret, ts, text), 'x-service-webhook-timestamp': ts };
+	return { 'content-type': 'application/json', 'x-service-webhook-signature': sign(secret, ts, text), 'x-service-webhook-timestamp': ts };
 }
 
 function wait(id: string, extra: Partial<WaitRegistration> = {}): WaitRegistration {
