@@ -4,7 +4,7 @@
 # in-process workflow tests, the trigger's own use of Node on the other Node versions, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions (and on
 # 2.41.1 under the recommended expression setting),
 # the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, n8n killed
-# mid-burst (the fault suite, also under the recommended expression setting), then the demo stopped with Ctrl-C.
+# or stalled mid-burst (the fault suite, also under the recommended expression setting), then the demo stopped with Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,5 +24,5 @@ step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; 
 # RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
 faults_suite=(test:faults)
 if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
-step "faults: n8n killed (SIGKILL, SIGTERM) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" npm run --silent "${faults_suite[@]}"
+step "faults: n8n killed (SIGKILL, SIGTERM) or stalled (SIGSTOP) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" npm run --silent "${faults_suite[@]}"
 step "demo: busy port, Ctrl-C and a killed demo stop everything" npm run --silent test:demo-stop

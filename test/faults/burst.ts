@@ -2,11 +2,13 @@
  * One burst-and-kill round as an operator would see it: distinct signed events sent 8 at a time to one n8n
  * process, the process killed right after the Nth 2xx answer, restarted on the same user folder and
  * database, every event not answered 2xx re-sent as the service retries, then every event sent looked up
- * in the saved executions by its message id.
+ * in the saved executions by its message id. A stall instead stops the process (SIGSTOP) for longer than the
+ * service waits for an answer and lets it go on (SIGCONT), with no restart.
  */
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
 import { sleep } from '../../tools/n8n/proc';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
 import { lookUp, sent } from './lookup';
 
@@ -19,7 +21,13 @@ const SHUTDOWN_WAIT_MS = 60_000;
 /** How long the sender keeps retrying an event after the restart. */
 const RETRY_FOR_MS = 120_000;
 
-export type Kill = 'SIGKILL' | 'SIGTERM';
+/**
+ * SIGSTOP is a stall, not a kill: the process stops as if its event loop were blocked (or its container
+ * paused) while connections keep arriving, then goes on (SIGCONT) after STALL_MS.
+ */
+export type Kill = 'SIGKILL' | 'SIGTERM' | 'SIGSTOP';
+/** Longer than the service waits for an answer (the sandbox's delivery timeout), so senders give up and retry. */
+const STALL_MS = 15_000;
 
 export interface Figures {
 	/** Events answered 2xx by the burst (before and after the kill, before the restart). */
@@ -84,9 +92,9 @@ async function pool(count: number, concurrency: number, work: (i: number) => Pro
 /**
  * SIGKILL goes to the whole process group (the main process and its task runner), as `docker kill` or
  * the OOM killer ends a container; SIGTERM to the main process only, as `docker stop` does, leaving the
- * shutdown of its children to n8n.
+ * shutdown of its children to n8n; SIGSTOP and SIGCONT to the main process only, whose event loop stalls.
  */
-export function signal(process_: N8n, kill: Kill): void {
+export function signal(process_: N8n, kill: Kill | 'SIGCONT'): void {
 	const pid = process_.pid;
 	if (pid === undefined) throw new Error('no process to kill');
 	process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
@@ -105,39 +113,50 @@ export async function burstAndKill(r: Round): Promise<Figures> {
 	void exited.then(() => (exitedAt = Date.now()));
 
 	const t0 = Date.now();
-	// The burst: the sender keeps going after the kill (refused or reset from then on).
+	const stall = r.kill === 'SIGSTOP';
+	// The burst: the sender keeps going after the kill (refused or reset from then on; during a stall each
+	// request waits as long as the service waits, then the sender gives up on it).
 	const answers: Answer[] = new Array(EVENTS);
 	let acknowledged = 0;
 	let killedAt = 0;
-	await pool(EVENTS, CONCURRENCY, async (n) => {
-		answers[n] = await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() });
-		if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !killedAt) {
-			killedAt = Date.now();
-			signal(r.target, r.kill);
-		}
-	});
+	let continued: Promise<void> | undefined;
+	try {
+		await pool(EVENTS, CONCURRENCY, async (n) => {
+			answers[n] = await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }, stall ? DEFAULT_DELIVERY_TIMEOUT_MS : undefined);
+			if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !killedAt) {
+				killedAt = Date.now();
+				signal(r.target, r.kill);
+				if (stall) continued = sleep(STALL_MS).then(() => signal(r.target, 'SIGCONT'));
+			}
+		});
+	} finally {
+		await continued;
+	}
 	if (!killedAt) throw new Error(`only ${acknowledged} of ${EVENTS} events were answered 2xx; nothing was killed`);
 	const acked = answers.map(is2xx);
 	const ackedCount = acked.filter(Boolean).length;
 	const cutOff = answers.map((a) => !is2xx(a) && reachedN8n(a));
 
-	const hung = !(await Promise.race([exited.then(() => true), sleep(SHUTDOWN_WAIT_MS).then(() => false)]));
+	const hung = !stall && !(await Promise.race([exited.then(() => true), sleep(SHUTDOWN_WAIT_MS).then(() => false)]));
 	if (hung) {
 		signal(r.target, 'SIGKILL');
 		await exited;
 	}
-	const exitSeconds = (exitedAt - killedAt) / 1000;
+	const exitSeconds = stall ? 0 : (exitedAt - killedAt) / 1000;
 	let lapFrom = t0;
 	const lap = () => {
 		const seconds = (Date.now() - lapFrom) / 1000;
 		lapFrom = Date.now();
 		return `${seconds.toFixed(1)} s`;
 	};
-	r.log(`${ackedCount} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${lap()})`);
+	const after = stall ? `SIGCONT ${STALL_MS / 1000} s later` : `exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''}`;
+	r.log(`${ackedCount} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; ${after} (burst ${lap()})`);
 
-	// The restart, then the service's retries: the same body, freshly signed, until answered 2xx.
-	await r.target.start({ command: r.command });
-	r.log(`restarted in ${lap()}`);
+	// The restart (none after a stall), then the service's retries: the same body, freshly signed, until answered 2xx.
+	if (!stall) {
+		await r.target.start({ command: r.command });
+		r.log(`restarted in ${lap()}`);
+	}
 	const resend = ids.map((_, n) => n).filter((n) => !acked[n]);
 	const answeredOnResend = new Set<number>();
 	const deadline = Date.now() + RETRY_FOR_MS;

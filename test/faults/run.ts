@@ -8,7 +8,9 @@
  *   `docker kill`; SIGTERM, n8n's graceful shutdown) right after the 200th 2xx answer, restarted, the
  *   unanswered events re-sent as the service retries; for the trigger at default settings (both kills), and
  *   under SIGKILL also with Allow Duplicate Deliveries and n8n's Webhook node ("Respond: Immediately") as the
- *   reference, never failed: it shows the loss n8n itself has on a version;
+ *   reference, never failed: it shows the loss n8n itself has on a version; and a stall of the trigger at default
+ *   settings: the process stopped (SIGSTOP) after the 200th 2xx for longer than the service waits for an
+ *   answer, then continued (SIGCONT), no restart; every event must then run exactly once;
  * - network: the first sender hangs up (0 ms, mid-body, after the body), resets, or sends slowly; the
  *   retry must be answered 2xx within seconds and the event run once;
  * - restart (regular mode): what a restart keeps of the duplicate store after each kind of request.
@@ -36,7 +38,7 @@ import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences
 
 const OWNER = { email: 'owner@faults.example.com', password: 'Faults-owner-Passw0rd!', firstName: 'Fault', lastName: 'Owner' };
 const HOOK_PATH = 'fault-webhook-node';
-const KILLS: Kill[] = ['SIGKILL', 'SIGTERM'];
+const KILLS: Kill[] = ['SIGKILL', 'SIGTERM', 'SIGSTOP'];
 /** The restart cases' kill: the harshest; a hand-over answered 200 must already be saved. */
 const RESTART_KILL: Kill = 'SIGKILL';
 const TITLES = { hook: "n8n's Webhook node (reference)", default: 'trigger, default settings', duplicates: 'trigger, Allow Duplicate Deliveries' };
@@ -59,7 +61,7 @@ function caseNames(d: Deployment): string[] {
 /**
  * The receivers each kill is tried on: all three under SIGKILL (the Webhook node shows the loss n8n itself
  * has on a version, Allow Duplicate Deliveries takes the same answer path without the store); under SIGTERM
- * the trigger at default settings, what users run. Keeps the suite within CI's time on four deployments.
+ * and the stall the trigger at default settings, what users run. Keeps the suite within CI's time on four deployments.
  */
 const titlesFor = (kill: Kill): string[] => (kill === 'SIGKILL' ? Object.values(TITLES) : [TITLES.default]);
 
@@ -101,9 +103,9 @@ function receivers(credential: CredentialRef): Receiver[] {
 	];
 }
 
-function describe(f: Figures): string {
+function describe(f: Figures, kill: Kill): string {
 	const parts = [
-		`${f.acknowledged} acknowledged before the restart`,
+		`${f.acknowledged} acknowledged ${kill === 'SIGSTOP' ? 'in the burst' : 'before the restart'}`,
 		`${f.lost} lost`,
 		`${f.unfinished} without a finished run`,
 		`${f.resent} re-sent (${f.cutOff} cut off in flight)`,
@@ -234,7 +236,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					log: (line) => r.log(`${name}: ${line}`),
 				});
 				const problems: string[] = [];
-				let line = `${name}: ${describe(f)}`;
+				let line = `${name}: ${describe(f, kill)}`;
 				if (kill === 'SIGTERM') line += `; shutdown took ${f.exitSeconds.toFixed(1)} s${f.hung ? ' and was cut short by SIGKILL' : ''}`;
 				if (receiver.reference) {
 					reference = f;
@@ -244,6 +246,8 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					if (f.lost > 0) problems.push(`${f.lost} events answered 2xx have no run, e.g. ${f.lostIds.slice(0, 3).join(', ')}`);
 					if (f.resentUnanswered > 0) problems.push(`${f.resentUnanswered} re-sent events were never answered 2xx`);
 					if (f.extraRunsBeyondMargin > 0) problems.push(`${f.extraRunsBeyondMargin} extra runs beyond this burst's margin (one per event cut off in flight), e.g. ${f.extraIds.slice(0, 3).join(', ')}`);
+					// Nothing died in a stall: the duplicate store saw every copy, so no event may run twice.
+					if (kill === 'SIGSTOP' && f.extraRuns > 0) problems.push(`${f.extraRuns} extra runs after a stall, in which no process died`);
 					if (reference) line += ` (Webhook node: ${reference.lost} lost, ${reference.unfinished} without a finished run)`;
 				}
 				report.result(line, problems.length === 0, problems.join('\n'));
