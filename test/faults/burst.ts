@@ -114,20 +114,43 @@ export async function burstAndKill(r: Round): Promise<Figures> {
 
 	const t0 = Date.now();
 	const stall = r.kill === 'SIGSTOP';
-	// The burst: the sender keeps going after the kill (refused or reset from then on; during a stall each
-	// request waits as long as the service waits, then the sender gives up on it).
+	// During a stall each request waits as long as the service waits, then the sender gives up on it.
+	const timeoutMs = stall ? DEFAULT_DELIVERY_TIMEOUT_MS : undefined;
+	const resent = new Set<number>();
+	const answeredOnResend = new Set<number>();
+	let retryUntil = 0;
+	/** The service's retries of event n: the same body, freshly signed, until answered 2xx or retryUntil. */
+	const retry = async (n: number) => {
+		resent.add(n);
+		for (;;) {
+			if (is2xx(await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }, timeoutMs))) {
+				answeredOnResend.add(n);
+				return;
+			}
+			if (Date.now() > retryUntil) return;
+			await sleep(500);
+		}
+	};
+
+	// The burst: the sender keeps going after the kill (refused or reset from then on). In a stall a sender
+	// that gave up retries at once, as when a stall outlasts the service's first retry delay: the retry then
+	// waits in n8n's connection queue behind the first copy, and n8n takes both when it goes on.
 	const answers: Answer[] = new Array(EVENTS);
 	let acknowledged = 0;
 	let killedAt = 0;
 	let continued: Promise<void> | undefined;
 	try {
 		await pool(EVENTS, CONCURRENCY, async (n) => {
-			answers[n] = await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }, stall ? DEFAULT_DELIVERY_TIMEOUT_MS : undefined);
+			answers[n] = await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }, timeoutMs);
 			if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !killedAt) {
 				killedAt = Date.now();
 				signal(r.target, r.kill);
-				if (stall) continued = sleep(STALL_MS).then(() => signal(r.target, 'SIGCONT'));
+				if (stall) {
+					retryUntil = killedAt + STALL_MS + RETRY_FOR_MS;
+					continued = sleep(STALL_MS).then(() => signal(r.target, 'SIGCONT'));
+				}
 			}
+			if (stall && killedAt && !is2xx(answers[n])) await retry(n);
 		});
 	} finally {
 		await continued;
@@ -149,28 +172,17 @@ export async function burstAndKill(r: Round): Promise<Figures> {
 		lapFrom = Date.now();
 		return `${seconds.toFixed(1)} s`;
 	};
-	const after = stall ? `SIGCONT ${STALL_MS / 1000} s later` : `exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''}`;
+	const after = stall ? `SIGCONT ${STALL_MS / 1000} s later; ${resent.size} re-sent at once meanwhile` : `exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''}`;
 	r.log(`${ackedCount} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; ${after} (burst ${lap()})`);
 
-	// The restart (none after a stall), then the service's retries: the same body, freshly signed, until answered 2xx.
+	// After a kill the restart; then the service's retries of every event not answered 2xx nor retried yet.
 	if (!stall) {
 		await r.target.start({ command: r.command });
 		r.log(`restarted in ${lap()}`);
+		retryUntil = Date.now() + RETRY_FOR_MS;
 	}
-	const resend = ids.map((_, n) => n).filter((n) => !acked[n]);
-	const answeredOnResend = new Set<number>();
-	const deadline = Date.now() + RETRY_FOR_MS;
-	await pool(resend.length, CONCURRENCY, async (i) => {
-		const n = resend[i];
-		for (;;) {
-			if (is2xx(await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }))) {
-				answeredOnResend.add(n);
-				return;
-			}
-			if (Date.now() > deadline) return;
-			await sleep(500);
-		}
-	});
+	const resend = ids.map((_, n) => n).filter((n) => !acked[n] && !resent.has(n));
+	await pool(resend.length, CONCURRENCY, async (i) => await retry(resend[i]));
 	r.log(`${resend.length} re-sent in ${lap()}`);
 
 	const { runsOf, unattributed } = await lookUp(r.reader, r.workflowId, before, ids);
@@ -201,8 +213,8 @@ export async function burstAndKill(r: Round): Promise<Figures> {
 	return {
 		acknowledged: ackedCount,
 		cutOff: cutOff.filter(Boolean).length,
-		resent: resend.length,
-		resentUnanswered: resend.length - answeredOnResend.size,
+		resent: resent.size,
+		resentUnanswered: resent.size - answeredOnResend.size,
 		lost,
 		unfinished,
 		extraRuns,

@@ -10,7 +10,8 @@
  *   under SIGKILL also with Allow Duplicate Deliveries and n8n's Webhook node ("Respond: Immediately") as the
  *   reference, never failed: it shows the loss n8n itself has on a version; and a stall of the trigger at default
  *   settings: the process stopped (SIGSTOP) after the 200th 2xx for longer than the service waits for an
- *   answer, then continued (SIGCONT), no restart; every event must then run exactly once;
+ *   answer, then continued (SIGCONT), no restart, a sender that gave up re-sending at once (the retry waits in
+ *   n8n's connection queue behind the first copy); every event must then run exactly once;
  * - network: the first sender hangs up (0 ms, mid-body, after the body), resets, or sends slowly; the
  *   retry must be answered 2xx within seconds and the event run once;
  * - restart (regular mode): what a restart keeps of the duplicate store after each kind of request.
