@@ -21,11 +21,14 @@ const SHUTDOWN_WAIT_MS = 60_000;
 /** How long the sender keeps retrying an event after the restart. */
 const RETRY_FOR_MS = 120_000;
 
+/** How a round ends a process: SIGKILL (as `docker kill` or the OOM killer) or SIGTERM (as `docker stop`). */
+export type Kill = 'SIGKILL' | 'SIGTERM';
 /**
- * SIGSTOP is a stall, not a kill: the process stops as if its event loop were blocked (or its container
- * paused) while connections keep arriving, then goes on (SIGCONT) after STALL_MS.
+ * What happens right after the Nth 2xx: a kill, followed by a restart, or a stall (SIGSTOP): the process
+ * stops as if its event loop were blocked (or its container paused) while connections keep arriving, then
+ * goes on (SIGCONT) after STALL_MS, with no restart.
  */
-export type Kill = 'SIGKILL' | 'SIGTERM' | 'SIGSTOP';
+export type Disruption = Kill | 'SIGSTOP';
 /** Longer than the service waits for an answer (the sandbox's delivery timeout), so senders give up and retry. */
 const STALL_MS = 15_000;
 
@@ -69,7 +72,7 @@ export interface Round {
 	/** The receiver's production URL path (`/webhook/…`). */
 	path: string;
 	secret: string;
-	kill: Kill;
+	kill: Disruption;
 	/** Unique per round: part of every event's message id. */
 	tag: string;
 	log: (line: string) => void;
@@ -94,98 +97,137 @@ async function pool(count: number, concurrency: number, work: (i: number) => Pro
  * the OOM killer ends a container; SIGTERM to the main process only, as `docker stop` does, leaving the
  * shutdown of its children to n8n; SIGSTOP and SIGCONT to the main process only, whose event loop stalls.
  */
-export function signal(process_: N8n, kill: Kill | 'SIGCONT'): void {
+export function signal(process_: N8n, sig: Disruption | 'SIGCONT'): void {
 	const pid = process_.pid;
-	if (pid === undefined) throw new Error('no process to kill');
-	process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
+	if (pid === undefined) throw new Error('no process to signal');
+	process.kill(sig === 'SIGKILL' ? -pid : pid, sig);
 }
 
-export async function burstAndKill(r: Round): Promise<Figures> {
-	const url = `${r.target.baseUrl}${r.path}`;
-	const idOf = (n: number) => `fault-${r.tag}-${n}`;
-	const ids = Array.from({ length: EVENTS }, (_, n) => idOf(n));
-	const bodies = ids.map((id) => messageEvent(id));
+/** Seconds since the last lap (the round's start at first), for the log. */
+function lapTimer(): () => string {
+	let from = Date.now();
+	return () => {
+		const seconds = (Date.now() - from) / 1000;
+		from = Date.now();
+		return `${seconds.toFixed(1)} s`;
+	};
+}
+
+/** One round's events: distinct ids, each with its body, registered with the suite's ledger. */
+async function roundEvents(r: Round) {
+	const ids = Array.from({ length: EVENTS }, (_, n) => `fault-${r.tag}-${n}`);
 	sent(ids);
-	const before = await latestExecutionId(r.reader, r.workflowId);
+	return { ids, bodies: ids.map((id) => messageEvent(id)), before: await latestExecutionId(r.reader, r.workflowId), lap: lapTimer() };
+}
+type RoundEvents = Awaited<ReturnType<typeof roundEvents>>;
+
+/** The service's retries: event n's body, freshly signed, until answered 2xx or the deadline passes. */
+function serviceRetries(r: Round, events: RoundEvents, timeoutMs?: number) {
+	const url = `${r.target.baseUrl}${r.path}`;
+	const resent = new Set<number>();
+	const answered = new Set<number>();
+	let deadline = 0;
+	return {
+		resent,
+		answered,
+		retryFor: (ms: number) => (deadline = Date.now() + ms),
+		retry: async (n: number) => {
+			resent.add(n);
+			for (;;) {
+				if (is2xx(await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs))) {
+					answered.add(n);
+					return;
+				}
+				if (Date.now() > deadline) return;
+				await sleep(500);
+			}
+		},
+	};
+}
+type ServiceRetries = ReturnType<typeof serviceRetries>;
+
+/**
+ * The burst: every event sent once, CONCURRENCY at a time; `disrupt` runs right after the KILL_AFTERth
+ * 2xx, and the senders keep going. `afterDisruption(n)` runs for each event not answered 2xx from then on.
+ */
+async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeoutMs?: number, afterDisruption?: (n: number) => Promise<void>): Promise<Answer[]> {
+	const url = `${r.target.baseUrl}${r.path}`;
+	const answers: Answer[] = new Array(EVENTS);
+	let acknowledged = 0;
+	let disrupted = false;
+	await pool(EVENTS, CONCURRENCY, async (n) => {
+		answers[n] = await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs);
+		if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !disrupted) {
+			disrupted = true;
+			disrupt();
+		}
+		if (disrupted && !is2xx(answers[n])) await afterDisruption?.(n);
+	});
+	if (!disrupted) throw new Error(`only ${acknowledged} of ${EVENTS} events were answered 2xx; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
+	return answers;
+}
+
+/** A kill round: the burst, the kill, the restart, the service's retries of every event not answered 2xx. */
+export async function burstAndKill(r: Round & { kill: Kill }): Promise<Figures> {
+	const events = await roundEvents(r);
 	const exited = r.target.exited;
 	if (!exited) throw new Error('the target process is not running');
 	let exitedAt = 0;
 	void exited.then(() => (exitedAt = Date.now()));
-
-	const t0 = Date.now();
-	const stall = r.kill === 'SIGSTOP';
-	// During a stall each request waits as long as the service waits, then the sender gives up on it.
-	const timeoutMs = stall ? DEFAULT_DELIVERY_TIMEOUT_MS : undefined;
-	const resent = new Set<number>();
-	const answeredOnResend = new Set<number>();
-	let retryUntil = 0;
-	/** The service's retries of event n: the same body, freshly signed, until answered 2xx or retryUntil. */
-	const retry = async (n: number) => {
-		resent.add(n);
-		for (;;) {
-			if (is2xx(await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }, timeoutMs))) {
-				answeredOnResend.add(n);
-				return;
-			}
-			if (Date.now() > retryUntil) return;
-			await sleep(500);
-		}
-	};
-
-	// The burst: the sender keeps going after the kill (refused or reset from then on). In a stall a sender
-	// that gave up retries at once, as when a stall outlasts the service's first retry delay: the retry then
-	// waits in n8n's connection queue behind the first copy, and n8n takes both when it goes on.
-	const answers: Answer[] = new Array(EVENTS);
-	let acknowledged = 0;
 	let killedAt = 0;
-	let continued: Promise<void> | undefined;
-	try {
-		await pool(EVENTS, CONCURRENCY, async (n) => {
-			answers[n] = await deliver(r.secret, { url, body: bodies[n], timestamp: nowSeconds() }, timeoutMs);
-			if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !killedAt) {
-				killedAt = Date.now();
-				signal(r.target, r.kill);
-				if (stall) {
-					retryUntil = killedAt + STALL_MS + RETRY_FOR_MS;
-					continued = sleep(STALL_MS).then(() => signal(r.target, 'SIGCONT'));
-				}
-			}
-			if (stall && killedAt && !is2xx(answers[n])) await retry(n);
-		});
-	} finally {
-		await continued;
-	}
-	if (!killedAt) throw new Error(`only ${acknowledged} of ${EVENTS} events were answered 2xx; nothing was killed`);
-	const acked = answers.map(is2xx);
-	const ackedCount = acked.filter(Boolean).length;
-	const cutOff = answers.map((a) => !is2xx(a) && reachedN8n(a));
-
-	const hung = !stall && !(await Promise.race([exited.then(() => true), sleep(SHUTDOWN_WAIT_MS).then(() => false)]));
+	const answers = await burst(r, events, () => {
+		killedAt = Date.now();
+		signal(r.target, r.kill);
+	});
+	const hung = !(await Promise.race([exited.then(() => true), sleep(SHUTDOWN_WAIT_MS).then(() => false)]));
 	if (hung) {
 		signal(r.target, 'SIGKILL');
 		await exited;
 	}
-	const exitSeconds = stall ? 0 : (exitedAt - killedAt) / 1000;
-	let lapFrom = t0;
-	const lap = () => {
-		const seconds = (Date.now() - lapFrom) / 1000;
-		lapFrom = Date.now();
-		return `${seconds.toFixed(1)} s`;
-	};
-	const after = stall ? `SIGCONT ${STALL_MS / 1000} s later; ${resent.size} re-sent at once meanwhile` : `exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''}`;
-	r.log(`${ackedCount} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; ${after} (burst ${lap()})`);
+	const exitSeconds = (exitedAt - killedAt) / 1000;
+	r.log(`${answers.filter(is2xx).length} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${events.lap()})`);
+	await r.target.start({ command: r.command });
+	r.log(`restarted in ${events.lap()}`);
+	const service = serviceRetries(r, events);
+	service.retryFor(RETRY_FOR_MS);
+	return { ...(await resendAndLookUp(r, events, answers, service)), exitSeconds, hung };
+}
 
-	// After a kill the restart; then the service's retries of every event not answered 2xx nor retried yet.
-	if (!stall) {
-		await r.target.start({ command: r.command });
-		r.log(`restarted in ${lap()}`);
-		retryUntil = Date.now() + RETRY_FOR_MS;
-	}
-	const resend = ids.map((_, n) => n).filter((n) => !acked[n] && !resent.has(n));
-	await pool(resend.length, CONCURRENCY, async (i) => await retry(resend[i]));
+/**
+ * A stall round: the burst, the process stopped for STALL_MS and continued. Each request waits as long as
+ * the service waits; a sender that gave up retries at once, as when a stall outlasts the service's first
+ * retry delay: the retry then waits in n8n's connection queue behind the first copy, and n8n takes both
+ * when it goes on.
+ */
+export async function burstAndStall(r: Round): Promise<Figures> {
+	const events = await roundEvents(r);
+	const service = serviceRetries(r, events, DEFAULT_DELIVERY_TIMEOUT_MS);
+	let continued: Promise<void> | undefined;
+	const answers = await burst(
+		r,
+		events,
+		() => {
+			service.retryFor(STALL_MS + RETRY_FOR_MS);
+			signal(r.target, 'SIGSTOP');
+			continued = sleep(STALL_MS).then(() => signal(r.target, 'SIGCONT'));
+		},
+		DEFAULT_DELIVERY_TIMEOUT_MS,
+		service.retry,
+	).finally(async () => await continued);
+	r.log(`${answers.filter(is2xx).length} of ${EVENTS} answered 2xx; SIGSTOP after the ${KILL_AFTER}th; SIGCONT ${STALL_MS / 1000} s later; ${service.resent.size} re-sent at once meanwhile (burst ${events.lap()})`);
+	return { ...(await resendAndLookUp(r, events, answers, service)), exitSeconds: 0, hung: false };
+}
+
+/** Re-sends every event neither answered 2xx nor retried yet, then looks every event up in the executions. */
+async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[], service: ServiceRetries): Promise<Omit<Figures, 'exitSeconds' | 'hung'>> {
+	const { ids, lap } = events;
+	const acked = answers.map(is2xx);
+	const cutOff = answers.map((a) => !is2xx(a) && reachedN8n(a));
+	const resend = ids.map((_, n) => n).filter((n) => !acked[n] && !service.resent.has(n));
+	await pool(resend.length, CONCURRENCY, async (i) => await service.retry(resend[i]));
 	r.log(`${resend.length} re-sent in ${lap()}`);
 
-	const { runsOf, unattributed } = await lookUp(r.reader, r.workflowId, before, ids);
+	const { runsOf, unattributed } = await lookUp(r.reader, r.workflowId, events.before, ids);
 	r.log(`executions settled and looked up in ${lap()}`);
 	let lost = 0;
 	let unfinished = 0;
@@ -204,25 +246,23 @@ export async function burstAndKill(r: Round): Promise<Figures> {
 			extraRunsBeyondMargin += beyond;
 			extraIds.push(id);
 		}
-		if (!acked[n] && !answeredOnResend.has(n)) return;
+		if (!acked[n] && !service.answered.has(n)) return;
 		if (runs.length === 0) {
 			lost++;
 			lostIds.push(id);
 		} else if (!runs.includes('success')) unfinished++;
 	});
 	return {
-		acknowledged: ackedCount,
+		acknowledged: acked.filter(Boolean).length,
 		cutOff: cutOff.filter(Boolean).length,
-		resent: resent.size,
-		resentUnanswered: resent.size - answeredOnResend.size,
+		resent: service.resent.size,
+		resentUnanswered: service.resent.size - service.answered.size,
 		lost,
 		unfinished,
 		extraRuns,
 		extraRunsBeyondMargin,
 		unattributed,
 		lookedUp: runsOf.size,
-		exitSeconds,
-		hung,
 		lostIds,
 		extraIds,
 	};

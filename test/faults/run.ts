@@ -32,20 +32,20 @@ import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { type Deployment, DEPLOYMENTS, deploymentKey, prefix } from './deployments';
-import { burstAndKill, CONCURRENCY, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
+import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
 
 const OWNER = { email: 'owner@faults.example.com', password: 'Faults-owner-Passw0rd!', firstName: 'Fault', lastName: 'Owner' };
 const HOOK_PATH = 'fault-webhook-node';
-const KILLS: Kill[] = ['SIGKILL', 'SIGTERM', 'SIGSTOP'];
+const KILLS: Disruption[] = ['SIGKILL', 'SIGTERM', 'SIGSTOP'];
 /** The restart cases' kill: the harshest; a hand-over answered 200 must already be saved. */
 const RESTART_KILL: Kill = 'SIGKILL';
 const TITLES = { hook: "n8n's Webhook node (reference)", default: 'trigger, default settings', duplicates: 'trigger, Allow Duplicate Deliveries' };
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
-const burstName = (d: Deployment, kill: Kill, title: string) => `${prefix(d)} ${kill}, ${title}`;
+const burstName = (d: Deployment, kill: Disruption, title: string) => `${prefix(d)} ${kill}, ${title}`;
 const networkName = (d: Deployment, fault: string) => `${prefix(d)} network: ${fault}`;
 const restartName = (d: Deployment, sequence: string) => `${prefix(d)} restart (${RESTART_KILL}): ${sequence}`;
 
@@ -64,7 +64,7 @@ function caseNames(d: Deployment): string[] {
  * has on a version, Allow Duplicate Deliveries takes the same answer path without the store); under SIGTERM
  * and the stall the trigger at default settings, what users run. Keeps the suite within CI's time on four deployments.
  */
-const titlesFor = (kill: Kill): string[] => (kill === 'SIGKILL' ? Object.values(TITLES) : [TITLES.default]);
+const titlesFor = (kill: Disruption): string[] => (kill === 'SIGKILL' ? Object.values(TITLES) : [TITLES.default]);
 
 const selected = (name: string) => !ONLY || ONLY.test(name);
 /** Whether the case `name` is one of `d`'s and chosen. */
@@ -104,7 +104,7 @@ function receivers(credential: CredentialRef): Receiver[] {
 	];
 }
 
-function describe(f: Figures, kill: Kill): string {
+function describe(f: Figures, kill: Disruption): string {
 	const parts = [
 		`${f.acknowledged} acknowledged ${kill === 'SIGSTOP' ? 'in the burst' : 'before the restart'}`,
 		`${f.lost} lost`,
@@ -225,17 +225,17 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 			const workflow = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!;
 			try {
 				await registered(`${r.target.baseUrl}${receiver.path}`);
-				const f = await burstAndKill({
+				const round = {
 					target: r.target,
 					command: r.command,
 					reader: r.stack.n8n,
 					workflowId: workflow.id,
 					path: receiver.path,
 					secret: r.stack.sandbox.credentials.webhookSecret,
-					kill,
 					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
-					log: (line) => r.log(`${name}: ${line}`),
-				});
+					log: (line: string) => r.log(`${name}: ${line}`),
+				};
+				const f = kill === 'SIGSTOP' ? await burstAndStall({ ...round, kill }) : await burstAndKill({ ...round, kill });
 				const problems: string[] = [];
 				let line = `${name}: ${describe(f, kill)}`;
 				if (kill === 'SIGTERM') line += `; shutdown took ${f.exitSeconds.toFixed(1)} s${f.hung ? ' and was cut short by SIGKILL' : ''}`;
