@@ -9,7 +9,7 @@ import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows }
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
-import { conversationChecks, conversationRestartCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
+import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
@@ -93,11 +93,11 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * at once and across a restart (they rest on how each n8n answers and saves), forged Send and Wait links
  * (n8n before 2.41 checks their signature only when the node asks) and an answered link opened again (n8n
  * answers it), the credential test's messages (n8n passes on the package's), retry chains (they rest on
- * what n8n copies into a retry), the shipped support bot, chat replies (resumed, forged, and across a SIGKILL and
- * a SIGTERM: n8n before 2.41 answers a resume before it writes it), no secret leaks.
+ * what n8n copies into a retry), the shipped support bot, chat replies (resumed, forged, across a SIGKILL and a
+ * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL/;
+	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -218,6 +218,7 @@ export async function e2eSuite(options: {
 		...chatChecks.slice(1, -1),
 		exampleChecks[1],
 		conversationRestartCheck(stack, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
+		conversationStallCheck(stack, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
 		exampleChecks[2],

@@ -7,13 +7,13 @@
 import { randomBytes } from 'node:crypto';
 
 import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, n8nId, nodeOutput } from '../../../tools/n8n/n8n';
-import { waitFor } from '../../../tools/n8n/proc';
+import { sleep, waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../../tools/sandbox/seed';
-import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../../trigger/requests';
 import { assert, assertEqual, type Check } from '../lib/report';
 
@@ -447,6 +447,32 @@ export async function resumeAddress(stack: Stack, q: Question): Promise<string> 
 	return found.resumeUrl;
 }
 
+/**
+ * The reply's delivery once it settles, or once the run it was for is crashed with the reply in it: that
+ * delivery's retries are answered 503 until the service gives up (n8n 2.x answers a crashed run's resume
+ * address 500; docs/conversations.md), so waiting them out would only cost minutes. After `timeoutMs`, the
+ * delivery as it stands.
+ */
+async function deliveredOrInCrashedRun(stack: Stack, id: string, q: Question, timeoutMs = 120_000): Promise<Delivery & { inCrashedRun?: true }> {
+	return await waitFor(
+		`delivery ${id} to settle, or the run of ${q.phone} to be crashed with the reply`,
+		async () => {
+			const d = await stack.sandbox.delivery(id);
+			if (d.state !== 'pending') return d;
+			const messageId = String((JSON.parse(d.body) as { data: { message_id: string } }).data.message_id);
+			const run = await execution(stack.n8n, q.workflow.id, q.executionId);
+			return run?.status === 'crashed' && JSON.stringify(run.data ?? {}).includes(messageId) ? { ...d, inCrashedRun: true as const } : undefined;
+		},
+		timeoutMs,
+		500,
+	).catch(async () => await stack.sandbox.delivery(id));
+}
+
+/** What the trigger answered each attempt of a delivery, and when: names the path that answered. */
+function attemptsText(d: Delivery): string {
+	return d.attempts.map((a) => `#${a.attempt} at ${a.sentAt.slice(11, 23)}: ${a.status ?? a.error} ${(a.responseBody ?? '').slice(0, 100)}`).join(' | ');
+}
+
 /** How many runs wait, and reply at the same moment, in each kill round. */
 const KILL_ROUND_RUNS = 4;
 
@@ -500,9 +526,10 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				// The sandbox retries the others (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after that
 				// is sent again once, as the service's later retry would, rather than waiting its 6 (scaled) minutes.
 				const settled = await Promise.all(
-					ids.map(async (id) => {
-						const d = await sandbox.settled(id, 120_000).catch(async () => await sandbox.delivery(id));
-						return d.state === 'delivered' ? d : await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000).catch(async () => d);
+					ids.map(async (id, i) => {
+						const d = await deliveredOrInCrashedRun(stack, id, questions[i]);
+						if (d.state === 'delivered' || d.inCrashedRun) return d;
+						return await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000).catch(async () => d);
 					}),
 				);
 				const triggerSeen = JSON.stringify((await triggerRuns(n8n, stack)).map((e) => e.data ?? {}));
@@ -525,8 +552,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 								? 'answered 200 by n8n while it started (never reached the trigger)'
 								: 'nowhere';
 					outcomes[where] = (outcomes[where] ?? 0) + 1;
-					// What the trigger answered each attempt, and when the kill came: names the path that answered.
-					const attempts = settled[i].attempts.map((a) => `#${a.attempt} at ${a.sentAt.slice(11, 23)}: ${a.status ?? a.error} ${(a.responseBody ?? '').slice(0, 100)}`).join(' | ');
+					const attempts = attemptsText(settled[i]);
 					const problem = (what: string) => problems.push(`${kill}: ${q.phone}'s reply ${what} (killed at ${killedAt}; attempts: ${attempts})`);
 					if (acknowledged.has(ids[i]) && !inRun) problem(`answered 2xx before the kill is not in its run (${run.status}; ${where})`);
 					if (where === 'nowhere') problem(`is lost (delivery ${settled[i].state}, run ${run.status})`);
@@ -541,6 +567,58 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 			assertEqual((askOutput(await settledRun(n8n, survivor)).reply as Record<string, unknown>).body, 'after the restarts', 'the survivor’s reply');
 			const timedOut = await settledRun(n8n, unanswered, 200_000);
 			assertEqual([timedOut.status, askOutput(timedOut).replied], ['success', false], 'the unanswered question’s run after its limit passed across a restart (status, replied)');
+		},
+	};
+}
+
+/** Longer than the service waits for an answer (the sandbox's delivery timeout), so senders give up and retry. */
+const STALL_MS = DEFAULT_DELIVERY_TIMEOUT_MS + 5_000;
+
+/**
+ * n8n stalled (SIGSTOP to its main process: a blocked event loop, a paused container) while customers'
+ * replies are under way, for longer than the service waits for an answer; then it goes on (SIGCONT), with no
+ * restart. The service's retries of the replies it gave up on wait in n8n's connection queue behind the first
+ * copies. Nothing died, so every reply must resume its run, be answered 2xx, and start nothing else: no copy
+ * lost, none taken twice.
+ */
+export function conversationStallCheck(stack: Stack, log: (line: string) => void = () => undefined): Check {
+	return {
+		name: `conversations: replies under way when n8n stalls for ${STALL_MS / 1000} s (SIGSTOP, longer than the service waits) each resume their run and start nothing else, retries included (${KILL_ROUND_RUNS} replies at once)`,
+		timeoutMs: 300_000,
+		fn: async () => {
+			const { n8n, sandbox } = stack;
+			const questions: Question[] = [];
+			for (let i = 0; i < KILL_ROUND_RUNS; i++) questions.push(await askCustomer(stack, byKey(stack, 'Any'), newCustomer(), `stall-${i}`));
+			const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+			const ids = await Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before a stall ${q.phone}`, url })));
+			// The stall comes once every reply is on its way: n8n is then somewhere between taking a reply and
+			// answering it (on 2.41.1 a reply is answered within about 100 ms, before a first 2xx could be seen).
+			const before = await waitFor('every reply on its way', async () => {
+				const all = await Promise.all(ids.map((id) => sandbox.delivery(id)));
+				return all.every((d) => d.attempts.length > 0) ? all : undefined;
+			}, 60_000, 5);
+			const pid = n8n.pid!;
+			process.kill(pid, 'SIGSTOP');
+			try {
+				await sleep(STALL_MS);
+			} finally {
+				process.kill(pid, 'SIGCONT');
+			}
+			const settled = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 120_000)));
+			const problems: string[] = [];
+			for (const [i, q] of questions.entries()) {
+				const attempts = attemptsText(settled[i]);
+				if (settled[i].state !== 'delivered') problems.push(`${q.phone}'s reply was never answered 2xx (attempts: ${attempts})`);
+				const run = await settledRun(n8n, q);
+				const reply = (askOutput(run).reply ?? {}) as Record<string, unknown>;
+				if (run.status !== 'success' || reply.body !== `reply before a stall ${q.phone}`) problems.push(`${q.phone}'s run ended ${run.status} with ${JSON.stringify(reply.body)} (attempts: ${attempts})`);
+			}
+			const startedTrigger = (await messagesSeenByTrigger(stack)).filter((m) => questions.some((q) => m.startsWith(`${q.phone}:`)));
+			if (startedTrigger.length > 0) problems.push(`replies that resumed their runs also started the trigger’s workflow: ${startedTrigger.join('; ')}`);
+			const retried = settled.filter((d) => d.attempts.length > 1).length;
+			const answeredBefore = before.filter((d) => d.attempts.some((a) => a.status !== null)).length;
+			log(`stall: ${KILL_ROUND_RUNS} replies, ${answeredBefore} answered before the stall, ${retried} sent more than once; ${settled.map(attemptsText).join('; ')}`);
+			assertEqual(problems, [], 'replies under way in a stall');
 		},
 	};
 }
