@@ -174,6 +174,28 @@ describe('a customer’s reply', () => {
 		expect(standIn.resumes.filter((c) => c.method === 'POST')).toHaveLength(2);
 	});
 
+	test('n8n stalled while the trigger asks whether it holds the run (n8n before 2.41 answers the resume before it writes it): the trigger asks on, and the service gets 200 once n8n does', async () => {
+		const trigger = harness();
+		await register(trigger, wait('wait-0001'));
+		const realNow = Date.now.bind(Date);
+		let stalledFor = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + stalledFor);
+		try {
+			let asked = 0;
+			standIn.answerResume = (call) => {
+				if (call.method === 'POST') return { status: 200, body: { outcome: 'resumed' } };
+				// The first question outlasts the trigger's 15 s: n8n's process stood still while it was asked.
+				if (++asked === 1) stalledFor += 20_000;
+				return asked < 3 ? { status: 200, body: { outcome: 'waiting' } } : { status: 409, body: {} };
+			};
+			const outcome = await deliver(trigger, messageBody(CUSTOMER, 'YES'));
+			expect([outcome.statusCode, outcome.body, outcome.workflowStarted]).toEqual([200, { received: true, resumedWaitingRun: true }, false]);
+			expect(asked).toBe(3);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
 	test('the service’s retry of a reply a run took, whose first answer did not reach the service in time: answered 200, nothing handed over or started again', async () => {
 		// Allow Duplicate Deliveries: the duplicate store would otherwise answer the retry itself.
 		const trigger = harness({ options: { allowDuplicates: true } });

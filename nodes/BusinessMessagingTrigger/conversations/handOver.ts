@@ -64,15 +64,18 @@ function outcomeOf(body: unknown): unknown {
 /**
  * Whether n8n holds the resumed run: asked again without a body, n8n answers 409 itself for a run that is
  * running or has finished, and the node answers `waiting` while the run still waits. n8n 2.41 answers the
- * resume only after it wrote the reply into the run; earlier versions answer first, so this asks until they have.
+ * resume only after it wrote the reply into the run; earlier versions answer first, so this asks until they
+ * have, for HELD_WITHIN_MS of its own pauses: the clock would also count a stall of n8n's process (a blocked
+ * event loop, a paused container), in which n8n could write nothing, and give up on a reply the run then takes.
  */
 async function heldByN8n(context: IWebhookFunctions, url: string): Promise<boolean> {
-	const until = Date.now() + HELD_WITHIN_MS;
+	let paused = 0;
 	for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
 		const res = await request(context, url, { method: 'GET', json: false });
 		if (res.statusCode !== 200 || outcomeOf(res.body) !== 'waiting') return res.statusCode === 409;
-		if (Date.now() > until) return false;
+		if (paused >= HELD_WITHIN_MS) return false;
 		await sleep(pause);
+		paused += pause;
 	}
 }
 
