@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
 import { logsFolder } from '../../tools/n8n/logs';
-import { stopAll, waitFor } from '../../tools/n8n/proc';
+import { sleep, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
 import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
@@ -20,7 +20,8 @@ import { webhookIdFor } from '../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
 import { eventsWhileN8nStarts, expectExecutionCount, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
 import { sign } from '../trigger/requests';
-import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
+import { type Answer, copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, SANDBOX_SENDER_PHONE } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 
@@ -30,6 +31,16 @@ const DEDUP_HOOK = webhookIdFor('queue-dedup');
 /** Copies of one event sent at the same moment: half with one signature, half each signed afresh. */
 const COPIES = { identical: 4, fresh: 4 };
 const DEDUP_EVENTS = 4;
+/** Replies under way when a webhook process stalls; how long after sending it stalls, and for how long. */
+const STALL_REPLIES = 4;
+const STALL_AFTER_MS = 30;
+const STALL_MS = DEFAULT_DELIVERY_TIMEOUT_MS + 5_000;
+
+/** A customer's reply as the service sends it. */
+function replyEvent(from: string, body: string): string {
+	const at = new Date().toISOString();
+	return JSON.stringify({ event: 'message.received', timestamp: at, data: { message_id: `wamid.stall.${Math.random().toString(36).slice(2)}`, conversation_id: 7001, from, to: SANDBOX_SENDER_PHONE, type: 'text', body, timestamp: at } });
+}
 
 /** Waits for `count` finished executions, then a little longer to see that no more come (the worker may be busy). */
 const expectExecutions = (n8n: N8n, workflowId: string, count: number, quietMs = 2000) => expectExecutionCount(n8n, workflowId, count, quietMs, 120_000);
@@ -253,6 +264,48 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				assertEqual(runs.map((r) => (askOutput(r).reply as { body?: string }).body), ['reply to A', 'reply to B'], 'each run’s reply');
 				assertRanOnWorker(s, [a.executionId, b.executionId]);
 				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');
+			},
+		},
+		{
+			name: `conversations: replies to a webhook process that stalls (SIGSTOP ${STALL_MS / 1000} s, longer than the service waits), each sent again to the other webhook process when the first gives no answer, as a load balancer would: every retry is answered 200 and every reply resumes its run; a reply the stalled process had read before the stall may also start the trigger’s workflow when it goes on (docs/queue-mode.md), and nothing else does`,
+			timeoutMs: 300_000,
+			fn: async () => {
+				const ask = byName('E2E: ask and wait for chat reply (Any)');
+				const trigger = byName('E2E: conversations trigger');
+				// The second process stalls: resume addresses point to the first (WEBHOOK_URL, the load balancer's
+				// address in a real deployment, which would route them to a process that answers).
+				const [other, stalling] = s.webhooks;
+				const [toOther, toStalling] = urlsOf(CONVERSATION_TRIGGER_HOOK);
+				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
+				const questions = [];
+				for (let i = 0; i < STALL_REPLIES; i++) questions.push(await askCustomer(s, ask, newCustomer(), `stall-${i}`, other.baseUrl));
+				const bodies = questions.map((q, i) => replyEvent(q.phone, `stall reply ${i}`));
+				const firstCopies = Promise.all(bodies.map(async (body) => await deliver(secret, { url: toStalling, body, timestamp: nowSeconds() }, DEFAULT_DELIVERY_TIMEOUT_MS)));
+				await sleep(STALL_AFTER_MS);
+				const pid = stalling.pid!;
+				process.kill(pid, 'SIGSTOP');
+				let retries: Answer[];
+				try {
+					const first = await firstCopies;
+					retries = await Promise.all(bodies.map(async (body, i) => (first[i].status === 200 ? first[i] : await deliver(secret, { url: toOther, body, timestamp: nowSeconds() }, DEFAULT_DELIVERY_TIMEOUT_MS))));
+					say(`stall: first copies ${first.map((a) => a.status || a.error).join(', ')}; retries to the other process ${retries.map((a) => `${a.status} ${a.body}`).join(', ')}`);
+					await sleep(Math.max(0, STALL_MS - DEFAULT_DELIVERY_TIMEOUT_MS));
+				} finally {
+					process.kill(pid, 'SIGCONT');
+				}
+				assertEqual(retries.map((a) => a.status), bodies.map(() => 200), 'each reply answered 200 (first copy or retry)');
+				const runs = await Promise.all(questions.map(async (q) => await settledRun(n8n, q)));
+				assertEqual(runs.map((r) => [r.status, (askOutput(r).reply as { body?: string }).body]), questions.map((_, i) => ['success', `stall reply ${i}`]), 'each run and its reply');
+				// The stalled process goes on with the first copies. One that it read before the stall holds the
+				// trigger's waits as they were then, finds the run taken (409) and passes the reply on to the
+				// trigger's workflow: a second run for the reply (docs/queue-mode.md); none may come from elsewhere.
+				await sleep(10_000);
+				const messageIds = bodies.map((body) => (JSON.parse(body) as { data: { message_id: string } }).data.message_id);
+				const runsNow = await n8n.executions(trigger.id, 250); // newest first
+				const started = runsNow.slice(0, runsNow.length - triggerRunsBefore);
+				const unexplained = started.filter((e) => !messageIds.some((id) => JSON.stringify(e.data ?? {}).includes(id)) || !new RegExp(`Enqueued execution ${e.id} \\(job`).test(log(stalling)));
+				assertEqual(unexplained.map((e) => e.id), [], 'runs of the trigger’s workflow not started by the stalled process with one of the replies');
+				say(`stall: ${started.length} of ${STALL_REPLIES} replies also started the trigger’s workflow from the stalled process`);
 			},
 		},
 		{
