@@ -7,7 +7,7 @@
  */
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
-import { sleep } from '../../tools/n8n/proc';
+import { sleep, STALL_MS, stall } from '../../tools/n8n/proc';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
 import { lookUp, sent } from './lookup';
@@ -29,8 +29,6 @@ export type Kill = 'SIGKILL' | 'SIGTERM';
  * goes on (SIGCONT) after STALL_MS, with no restart.
  */
 export type Disruption = Kill | 'SIGSTOP';
-/** Longer than the service waits for an answer (the sandbox's delivery timeout), so senders give up and retry. */
-const STALL_MS = 15_000;
 
 export interface Figures {
 	/** Events answered 2xx by the burst (before and after the kill, before the restart). */
@@ -95,12 +93,12 @@ async function pool(count: number, concurrency: number, work: (i: number) => Pro
 /**
  * SIGKILL goes to the whole process group (the main process and its task runner), as `docker kill` or
  * the OOM killer ends a container; SIGTERM to the main process only, as `docker stop` does, leaving the
- * shutdown of its children to n8n; SIGSTOP and SIGCONT to the main process only, whose event loop stalls.
+ * shutdown of its children to n8n. (A stall stops the main process only, whose event loop stalls: `stall`.)
  */
-export function signal(process_: N8n, sig: Disruption | 'SIGCONT'): void {
+export function signal(process_: N8n, kill: Kill): void {
 	const pid = process_.pid;
-	if (pid === undefined) throw new Error('no process to signal');
-	process.kill(sig === 'SIGKILL' ? -pid : pid, sig);
+	if (pid === undefined) throw new Error('no process to kill');
+	process.kill(kill === 'SIGKILL' ? -pid : pid, kill);
 }
 
 /** Seconds since the last lap (the round's start at first), for the log. */
@@ -202,14 +200,13 @@ export async function burstAndKill(r: Round & { kill: Kill }): Promise<Figures> 
 export async function burstAndStall(r: Round): Promise<Figures> {
 	const events = await roundEvents(r);
 	const service = serviceRetries(r, events, DEFAULT_DELIVERY_TIMEOUT_MS);
-	let continued: Promise<void> | undefined;
+	let continued: Promise<unknown> | undefined;
 	const answers = await burst(
 		r,
 		events,
 		() => {
 			service.retryFor(STALL_MS + RETRY_FOR_MS);
-			signal(r.target, 'SIGSTOP');
-			continued = sleep(STALL_MS).then(() => signal(r.target, 'SIGCONT'));
+			continued = stall(r.target.pid!, async () => undefined);
 		},
 		DEFAULT_DELIVERY_TIMEOUT_MS,
 		service.retry,

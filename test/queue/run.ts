@@ -6,10 +6,9 @@
  * runs some checks.)
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
 import { logsFolder } from '../../tools/n8n/logs';
-import { sleep, stopAll, waitFor } from '../../tools/n8n/proc';
+import { sleep, STALL_MS, stall, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
 import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
@@ -20,7 +19,7 @@ import { webhookIdFor } from '../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
 import { eventsWhileN8nStarts, expectExecutionCount, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
 import { sign } from '../trigger/requests';
-import { type Answer, copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
+import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, SANDBOX_SENDER_PHONE } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
@@ -34,7 +33,6 @@ const DEDUP_EVENTS = 4;
 /** Replies under way when a webhook process stalls; how long after sending it stalls, and for how long. */
 const STALL_REPLIES = 4;
 const STALL_AFTER_MS = 30;
-const STALL_MS = DEFAULT_DELIVERY_TIMEOUT_MS + 5_000;
 
 /** A customer's reply as the service sends it. */
 function replyEvent(from: string, body: string): string {
@@ -282,17 +280,12 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const bodies = questions.map((q, i) => replyEvent(q.phone, `stall reply ${i}`));
 				const firstCopies = Promise.all(bodies.map(async (body) => await deliver(secret, { url: toStalling, body, timestamp: nowSeconds() }, DEFAULT_DELIVERY_TIMEOUT_MS)));
 				await sleep(STALL_AFTER_MS);
-				const pid = stalling.pid!;
-				process.kill(pid, 'SIGSTOP');
-				let retries: Answer[];
-				try {
+				const retries = await stall(stalling.pid!, async () => {
 					const first = await firstCopies;
-					retries = await Promise.all(bodies.map(async (body, i) => (first[i].status === 200 ? first[i] : await deliver(secret, { url: toOther, body, timestamp: nowSeconds() }, DEFAULT_DELIVERY_TIMEOUT_MS))));
-					say(`stall: first copies ${first.map((a) => a.status || a.error).join(', ')}; retries to the other process ${retries.map((a) => `${a.status} ${a.body}`).join(', ')}`);
-					await sleep(Math.max(0, STALL_MS - DEFAULT_DELIVERY_TIMEOUT_MS));
-				} finally {
-					process.kill(pid, 'SIGCONT');
-				}
+					const answers = await Promise.all(bodies.map(async (body, i) => (first[i].status === 200 ? first[i] : await deliver(secret, { url: toOther, body, timestamp: nowSeconds() }, DEFAULT_DELIVERY_TIMEOUT_MS))));
+					say(`stall: first copies ${first.map((a) => a.status || a.error).join(', ')}; retries to the other process ${answers.map((a) => `${a.status} ${a.body}`).join(', ')}`);
+					return answers;
+				});
 				assertEqual(retries.map((a) => a.status), bodies.map(() => 200), 'each reply answered 200 (first copy or retry)');
 				const runs = await Promise.all(questions.map(async (q) => await settledRun(n8n, q)));
 				assertEqual(runs.map((r) => [r.status, (askOutput(r).reply as { body?: string }).body]), questions.map((_, i) => ['success', `stall reply ${i}`]), 'each run and its reply');
@@ -305,6 +298,8 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const started = runsNow.slice(0, runsNow.length - triggerRunsBefore);
 				const unexplained = started.filter((e) => !messageIds.some((id) => JSON.stringify(e.data ?? {}).includes(id)) || !new RegExp(`Enqueued execution ${e.id} \\(job`).test(log(stalling)));
 				assertEqual(unexplained.map((e) => e.id), [], 'runs of the trigger’s workflow not started by the stalled process with one of the replies');
+				const twice = messageIds.filter((id) => started.filter((e) => JSON.stringify(e.data ?? {}).includes(id)).length > 1);
+				assertEqual(twice, [], 'replies that started the trigger’s workflow more than once');
 				say(`stall: ${started.length} of ${STALL_REPLIES} replies also started the trigger’s workflow from the stalled process`);
 			},
 		},

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createServer } from 'node:net';
 
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../sandbox/webhooks';
+
 /** Every long-running process started here, each the leader of its own process group. */
 const running = new Set<ChildProcess>();
 
@@ -228,6 +230,28 @@ export function run(
 
 export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * How long the stall cases stop an n8n process: longer than the service waits for an answer (the sandbox's
+ * delivery timeout), so that senders give up and retry while it stands still.
+ */
+export const STALL_MS = DEFAULT_DELIVERY_TIMEOUT_MS + 5_000;
+
+/**
+ * Stops process `pid` (SIGSTOP, as a blocked event loop or a paused container) for STALL_MS, then lets it go
+ * on (SIGCONT), also when `meanwhile`, run during the stall, fails. What `meanwhile` returned.
+ */
+export async function stall<T>(pid: number, meanwhile: () => Promise<T>): Promise<T> {
+	const until = Date.now() + STALL_MS;
+	process.kill(pid, 'SIGSTOP');
+	try {
+		const result = await meanwhile();
+		await sleep(until - Date.now());
+		return result;
+	} finally {
+		process.kill(pid, 'SIGCONT');
+	}
 }
 
 /** A port that was free on 127.0.0.1 a moment ago. */

@@ -7,13 +7,13 @@
 import { randomBytes } from 'node:crypto';
 
 import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, n8nId, nodeOutput } from '../../../tools/n8n/n8n';
-import { sleep, waitFor } from '../../../tools/n8n/proc';
+import { STALL_MS, stall, waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../../tools/sandbox/seed';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
+import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../../trigger/requests';
 import { assert, assertEqual, type Check } from '../lib/report';
 
@@ -571,9 +571,6 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 	};
 }
 
-/** Longer than the service waits for an answer (the sandbox's delivery timeout), so senders give up and retry. */
-const STALL_MS = DEFAULT_DELIVERY_TIMEOUT_MS + 5_000;
-
 /**
  * n8n stalled (SIGSTOP to its main process: a blocked event loop, a paused container) while customers'
  * replies are under way, for longer than the service waits for an answer; then it goes on (SIGCONT), with no
@@ -597,13 +594,7 @@ export function conversationStallCheck(stack: Stack, log: (line: string) => void
 				const all = await Promise.all(ids.map((id) => sandbox.delivery(id)));
 				return all.every((d) => d.attempts.length > 0) ? all : undefined;
 			}, 60_000, 5);
-			const pid = n8n.pid!;
-			process.kill(pid, 'SIGSTOP');
-			try {
-				await sleep(STALL_MS);
-			} finally {
-				process.kill(pid, 'SIGCONT');
-			}
+			await stall(n8n.pid!, async () => undefined);
 			const settled = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 120_000)));
 			const problems: string[] = [];
 			for (const [i, q] of questions.entries()) {
