@@ -104,6 +104,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 	const secret = sandbox.credentials.webhookSecret;
 	const byName = (prefix: string): Workflow => s.workflows.find((w) => w.name.startsWith(prefix))!;
 	const urlsOf = (webhookId: string) => s.webhooks.map((w) => `${w.baseUrl}${triggerProductionPath(webhookId)}`);
+	const conversationWorkflows = () => ({ ask: byName('E2E: ask and wait for chat reply (Any)'), trigger: byName('E2E: conversations trigger') });
 	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK), ...urlsOf(CONVERSATION_TRIGGER_HOOK)]) await waitForWebhook(url, 60_000);
 
 	const checks: Check[] = [
@@ -247,8 +248,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			name: 'conversations: questions asked on the worker are resumed on the worker by the customer’s reply, delivered to the other webhook process and to the first; the trigger’s workflow does not start for them',
 			timeoutMs: 240_000,
 			fn: async () => {
-				const ask = byName('E2E: ask and wait for chat reply (Any)');
-				const trigger = byName('E2E: conversations trigger');
+				const { ask, trigger } = conversationWorkflows();
 				const [first, second] = s.webhooks;
 				const [toFirst, toSecond] = urlsOf(CONVERSATION_TRIGGER_HOOK);
 				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
@@ -268,8 +268,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			name: `conversations: replies to a webhook process that stalls (SIGSTOP ${STALL_MS / 1000} s, longer than the service waits), each sent again to the other webhook process when the first gives no answer, as a load balancer would: every retry is answered 200 and every reply resumes its run; a reply the stalled process had read before the stall may also start the trigger’s workflow when it goes on (docs/queue-mode.md), and nothing else does`,
 			timeoutMs: 300_000,
 			fn: async () => {
-				const ask = byName('E2E: ask and wait for chat reply (Any)');
-				const trigger = byName('E2E: conversations trigger');
+				const { ask, trigger } = conversationWorkflows();
 				// The second process stalls: resume addresses point to the first (WEBHOOK_URL, the load balancer's
 				// address in a real deployment, which would route them to a process that answers).
 				const [other, stalling] = s.webhooks;
