@@ -206,7 +206,7 @@ export async function burstAndStall(r: Round): Promise<Figures> {
 		events,
 		() => {
 			service.retryFor(STALL_MS + RETRY_FOR_MS);
-			continued = stall(r.target.pid!, async () => undefined);
+			continued = stall(r.target.pid!);
 		},
 		DEFAULT_DELIVERY_TIMEOUT_MS,
 		service.retry,

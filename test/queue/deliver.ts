@@ -3,6 +3,7 @@
  * secret over `<timestamp>.<raw body>`, a retry carrying the same body with a fresh signature. Shared by
  * the queue suite and the queue benchmark.
  */
+import { SANDBOX_SENDER_PHONE } from '../../tools/sandbox/webhooks';
 import { SIGNATURE_HEADER, signedRequest } from '../trigger/requests';
 
 export interface Delivery {
@@ -29,7 +30,7 @@ export function messageEvent(tag: string, from = '+15550001000'): string {
 			message_id: `wamid.queue.${tag}`,
 			conversation_id: 7000,
 			from,
-			to: '+15559990000',
+			to: SANDBOX_SENDER_PHONE,
 			type: 'text',
 			body: `Queue mode ${tag}`,
 			timestamp: new Date().toISOString(),

@@ -20,7 +20,7 @@ import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflo
 import { eventsWhileN8nStarts, expectExecutionCount, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
 import { sign } from '../trigger/requests';
 import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, SANDBOX_SENDER_PHONE } from '../../tools/sandbox/webhooks';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 
@@ -33,12 +33,6 @@ const DEDUP_EVENTS = 4;
 /** Replies under way when a webhook process stalls; how long after sending it stalls, and for how long. */
 const STALL_REPLIES = 4;
 const STALL_AFTER_MS = 30;
-
-/** A customer's reply as the service sends it. */
-function replyEvent(from: string, body: string): string {
-	const at = new Date().toISOString();
-	return JSON.stringify({ event: 'message.received', timestamp: at, data: { message_id: `wamid.stall.${Math.random().toString(36).slice(2)}`, conversation_id: 7001, from, to: SANDBOX_SENDER_PHONE, type: 'text', body, timestamp: at } });
-}
 
 /** Waits for `count` finished executions, then a little longer to see that no more come (the worker may be busy). */
 const expectExecutions = (n8n: N8n, workflowId: string, count: number, quietMs = 2000) => expectExecutionCount(n8n, workflowId, count, quietMs, 120_000);
@@ -276,7 +270,9 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
 				const questions = [];
 				for (let i = 0; i < STALL_REPLIES; i++) questions.push(await askCustomer(s, ask, newCustomer(), `stall-${i}`, other.baseUrl));
-				const bodies = questions.map((q, i) => replyEvent(q.phone, `stall reply ${i}`));
+				// Each customer's reply, as the service sends it (to the sandbox's sender number); its body is `Queue mode <tag>`.
+				const tags = questions.map((q) => `stall-${q.executionId}`);
+				const bodies = questions.map((q, i) => messageEvent(tags[i], q.phone));
 				const firstCopies = Promise.all(bodies.map(async (body) => await deliver(secret, { url: toStalling, body, timestamp: nowSeconds() }, DEFAULT_DELIVERY_TIMEOUT_MS)));
 				await sleep(STALL_AFTER_MS);
 				const retries = await stall(stalling.pid!, async () => {
@@ -287,7 +283,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				});
 				assertEqual(retries.map((a) => a.status), bodies.map(() => 200), 'each reply answered 200 (first copy or retry)');
 				const runs = await Promise.all(questions.map(async (q) => await settledRun(n8n, q)));
-				assertEqual(runs.map((r) => [r.status, (askOutput(r).reply as { body?: string }).body]), questions.map((_, i) => ['success', `stall reply ${i}`]), 'each run and its reply');
+				assertEqual(runs.map((r) => [r.status, (askOutput(r).reply as { body?: string }).body]), tags.map((tag) => ['success', `Queue mode ${tag}`]), 'each run and its reply');
 				// The stalled process goes on with the first copies. One that it read before the stall holds the
 				// trigger's waits as they were then, finds the run taken (409) and passes the reply on to the
 				// trigger's workflow: a second run for the reply (docs/queue-mode.md); none may come from elsewhere.

@@ -242,7 +242,7 @@ export const STALL_MS = DEFAULT_DELIVERY_TIMEOUT_MS + 5_000;
  * Stops process `pid` (SIGSTOP, as a blocked event loop or a paused container) for STALL_MS, then lets it go
  * on (SIGCONT), also when `meanwhile`, run during the stall, fails. What `meanwhile` returned.
  */
-export async function stall<T>(pid: number, meanwhile: () => Promise<T>): Promise<T> {
+export async function stall<T>(pid: number, meanwhile: () => Promise<T> = async () => undefined as T): Promise<T> {
 	const until = Date.now() + STALL_MS;
 	process.kill(pid, 'SIGSTOP');
 	try {

@@ -594,7 +594,7 @@ export function conversationStallCheck(stack: Stack, log: (line: string) => void
 				const all = await Promise.all(ids.map((id) => sandbox.delivery(id)));
 				return all.every((d) => d.attempts.length > 0) ? all : undefined;
 			}, 60_000, 5);
-			await stall(n8n.pid!, async () => undefined);
+			await stall(n8n.pid!);
 			const settled = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 120_000)));
 			const problems: string[] = [];
 			for (const [i, q] of questions.entries()) {
