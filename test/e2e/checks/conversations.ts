@@ -448,9 +448,10 @@ export async function resumeAddress(stack: Stack, q: Question): Promise<string> 
 }
 
 /**
- * The reply's delivery once it settles, or once the run it was for is crashed with the reply in it: that
- * delivery's retries are answered 503 until the service gives up (n8n 2.x answers a crashed run's resume
- * address 500; docs/conversations.md), so waiting them out would only cost minutes. After `timeoutMs`, the
+ * The reply's delivery once it settles, or once the run it was for is crashed with the reply in it: on n8n
+ * 2.41 that delivery's retries are answered 503 until the service gives up (n8n answers a crashed run's
+ * resume address 500; docs/conversations.md), so waiting them out would only cost minutes. (Earlier versions
+ * take the crashed run back on the next retry; the caller then waits for that.) After `timeoutMs`, the
  * delivery as it stands.
  */
 async function deliveredOrInCrashedRun(stack: Stack, id: string, q: Question, timeoutMs = 120_000): Promise<Delivery & { inCrashedRun?: true }> {
@@ -526,7 +527,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				// The sandbox retries the others (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after that
 				// is sent again once, as the service's later retry would, rather than waiting its 6 (scaled) minutes.
 				const settled = await Promise.all(
-					ids.map(async (id, i) => {
+					ids.map(async (id, i): Promise<Delivery & { inCrashedRun?: true }> => {
 						const d = await deliveredOrInCrashedRun(stack, id, questions[i]);
 						if (d.state === 'delivered' || d.inCrashedRun) return d;
 						return await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000).catch(async () => d);
@@ -540,14 +541,18 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 						const e = await execution(n8n, q.workflow.id, q.executionId);
 						return e && !['running', 'new'].includes(e.status) ? e : undefined;
 					}, 120_000, 500);
+					// n8n before 2.41 takes a crashed run back when the reply's retry comes (waiting-webhooks.js refuses
+					// only a run with an error in its data), and the run goes on: that retry is answered, so wait for it.
+					const resumedAfterCrash = settled[i].inCrashedRun === true && run.status !== 'crashed';
+					if (resumedAfterCrash) settled[i] = await sandbox.settled(ids[i], 120_000).catch(async () => await sandbox.delivery(ids[i]));
 					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
 					// A retry landing while n8n starts up may get n8n's own 200, before any node sees it: lost by n8n, not by
 					// the trigger (docs/trigger.md#while-n8n-starts); counted apart, not as the trigger's loss.
 					const answeredByStartingN8n = settled[i].attempts.some((a) => a.status === 200 && a.responseBody === N8N_STARTING_UP_ANSWER);
 					const where = inRun
-						? `in its run (${run.status})`
+						? `in its run (${resumedAfterCrash ? `crashed, then resumed by the reply's retry: ${run.status}` : run.status})`
 						: triggerSeen.includes(messageId)
-							? 'started the trigger’s workflow'
+							? `started the trigger’s workflow (its run ${run.status})`
 							: answeredByStartingN8n
 								? 'answered 200 by n8n while it started (never reached the trigger)'
 								: 'nowhere';
