@@ -541,8 +541,9 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 						const e = await execution(n8n, q.workflow.id, q.executionId);
 						return e && !['running', 'new'].includes(e.status) ? e : undefined;
 					}, 120_000, 500);
-					// n8n before 2.41 takes a crashed run back when the reply's retry comes (waiting-webhooks.js refuses
-					// only a run with an error in its data), and the run goes on: that retry is answered, so wait for it.
+					// n8n before 2.41 takes a crashed run back when the reply's retry comes (waiting-webhooks.js refuses a
+					// run that is running, finished or has an error in its data), and the run goes on: that retry is
+					// answered, so wait for it.
 					const resumedAfterCrash = settled[i].inCrashedRun === true && run.status !== 'crashed';
 					if (resumedAfterCrash) settled[i] = await sandbox.settled(ids[i], 120_000).catch(async () => await sandbox.delivery(ids[i]));
 					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
