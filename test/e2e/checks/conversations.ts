@@ -533,7 +533,13 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 						return await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000).catch(async () => d);
 					}),
 				);
-				const triggerSeen = JSON.stringify((await triggerRuns(n8n, stack)).map((e) => e.data ?? {}));
+				// n8n answers a reply that starts the trigger's workflow once that run exists, before it holds the reply
+				// in its data: read the trigger's runs once none is under way.
+				const triggerEnded = await waitFor('the trigger’s runs to end', async () => {
+					const runs = await triggerRuns(n8n, stack);
+					return runs.every((e) => !['running', 'new'].includes(e.status)) ? runs : undefined;
+				}, 120_000, 500);
+				const triggerSeen = JSON.stringify(triggerEnded.map((e) => e.data ?? {}));
 				const outcomes: Record<string, number> = {};
 				for (const [i, q] of questions.entries()) {
 					const messageId = String((JSON.parse(settled[i].body) as { data: { message_id: string } }).data.message_id);
