@@ -1,5 +1,5 @@
 /** Running benchmark workflows on the server and reading their executions back (public API). */
-import type { N8n } from '../../tools/n8n/n8n';
+import { type N8n, underWay } from '../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../tools/n8n/proc';
 import type { Workflow } from '../../tools/n8n/workflow';
 
@@ -59,7 +59,7 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 	let execution: Execution | undefined;
 	for (let i = 0; i < 300; i++) {
 		const got = await n8n.api<Execution>('GET', `/executions/${id}?includeData=true`);
-		if (got.status === 200 && !['running', 'new', 'waiting'].includes(got.body.status)) {
+		if (got.status === 200 && !underWay(got.body.status)) {
 			execution = got.body;
 			break;
 		}
@@ -110,7 +110,7 @@ export async function finishedExecutionsAfter(
 		`the executions of workflow ${workflowId} to finish`,
 		async () => {
 			const list = await executionsSince(n8n, workflowId, afterId, includeData);
-			if (list.some((e) => ['running', 'new', 'waiting'].includes(e.status) || !e.stoppedAt)) return undefined;
+			if (list.some((e) => underWay(e.status) || !e.stoppedAt)) return undefined;
 			return list.length >= atLeast ? list : undefined;
 		},
 		timeoutMs,

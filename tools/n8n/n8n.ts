@@ -76,6 +76,14 @@ export interface N8nOptions {
 /** The n8n process to run: the main process, a webhook process or a worker (queue mode). */
 export type N8nCommand = 'start' | 'webhook' | 'worker';
 
+/**
+ * Whether n8n is still on a run: created, running, or waiting to be resumed (`waiting: false` counts a
+ * waiting run as settled, for checks that only need n8n to have stopped working on it).
+ */
+export function underWay(status: string, { waiting = true } = {}): boolean {
+	return status === 'new' || status === 'running' || (waiting && status === 'waiting');
+}
+
 export interface ExecutionSummary {
 	id: string;
 	workflowId: string;
@@ -503,7 +511,7 @@ export class N8n {
 			`${count} execution(s) of workflow ${workflowId}`,
 			async () => {
 				const list = await this.executions(workflowId);
-				const done = list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+				const done = list.filter((e) => !underWay(e.status));
 				return done.length >= count ? done : undefined;
 			},
 			timeoutMs,

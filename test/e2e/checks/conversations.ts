@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, n8nId, nodeOutput } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, n8nId, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { STALL_MS, stall, waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
@@ -188,7 +188,7 @@ export async function settledRun(n8n: N8n, question: Question, timeoutMs = 120_0
 		`execution ${question.executionId} to finish`,
 		async () => {
 			const e = await execution(n8n, question.workflow.id, question.executionId);
-			return e && !['running', 'new', 'waiting'].includes(e.status) && nodeOutput(e, AFTER_NODE).length > 0 ? e : undefined;
+			return e && !underWay(e.status) && nodeOutput(e, AFTER_NODE).length > 0 ? e : undefined;
 		},
 		timeoutMs,
 		300,
@@ -537,7 +537,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				// in its data: read the trigger's runs once none is under way.
 				const triggerEnded = await waitFor('the trigger’s runs to end', async () => {
 					const runs = await triggerRuns(n8n, stack);
-					return runs.every((e) => !['running', 'new'].includes(e.status)) ? runs : undefined;
+					return runs.every((e) => !underWay(e.status, { waiting: false })) ? runs : undefined;
 				}, 120_000, 500);
 				const triggerSeen = JSON.stringify(triggerEnded.map((e) => e.data ?? {}));
 				const outcomes: Record<string, number> = {};
@@ -545,7 +545,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					const messageId = String((JSON.parse(settled[i].body) as { data: { message_id: string } }).data.message_id);
 					const run = await waitFor(`the run of ${q.phone} after ${kill}`, async () => {
 						const e = await execution(n8n, q.workflow.id, q.executionId);
-						return e && !['running', 'new'].includes(e.status) ? e : undefined;
+						return e && !underWay(e.status, { waiting: false }) ? e : undefined;
 					}, 120_000, 500);
 					// n8n before 2.41 takes a crashed run back when the reply's retry comes (waiting-webhooks.js refuses a
 					// run that is running, finished or has an error in its data), and the run goes on: that retry is
@@ -661,7 +661,7 @@ async function newOrder(stack: Stack, key: string, orderId: number): Promise<Ord
 async function exampleRun(n8n: N8n, q: Question): Promise<{ run: ExecutionSummary; ran: string[] }> {
 	const run = await waitFor(`execution ${q.executionId} to finish`, async () => {
 		const e = await execution(n8n, q.workflow.id, q.executionId);
-		return e && !['running', 'new', 'waiting'].includes(e.status) ? e : undefined;
+		return e && !underWay(e.status) ? e : undefined;
 	}, 200_000, 500);
 	return { run, ran: Object.keys(run.data?.resultData.runData ?? {}).sort() };
 }

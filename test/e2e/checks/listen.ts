@@ -6,7 +6,7 @@
  * step, without one for Execute workflow (n8n's workflows controller).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { type ExecutionSummary, type N8n, N8N_VERSION, nodeError, nodeOutput } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, N8N_VERSION, nodeError, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
@@ -46,7 +46,7 @@ async function nextExecution(n8n: N8n, workflowId: string, before: number): Prom
 	return await waitFor(
 		'the test execution',
 		async () => {
-			const list = (await n8n.executions(workflowId)).filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+			const list = (await n8n.executions(workflowId)).filter((e) => !underWay(e.status));
 			return list.length > before ? list[0] : undefined;
 		},
 		60_000,

@@ -5,7 +5,7 @@
  * A forged, stripped or altered link resumes nothing, on every n8n version (also in the versions smoke).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
@@ -140,7 +140,7 @@ export async function finished(n8n: N8n, asked: Asked): Promise<ExecutionSummary
 		`execution ${asked.executionId} to finish`,
 		async () => {
 			const e = await execution(n8n, asked.workflow.id, asked.executionId);
-			if (!e || ['running', 'new', 'waiting'].includes(e.status)) return undefined;
+			if (!e || underWay(e.status)) return undefined;
 			// n8n 1.123 may show the status a moment before the resumed node's output.
 			const resumedNode = asked.workflow.nodes.some((n) => n.name === ASK_NODE);
 			return e.status !== 'success' || !resumedNode || nodeOutput(e, ASK_NODE).length > 0 ? e : undefined;

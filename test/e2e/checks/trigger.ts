@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ExecutionSummary, type N8n, type N8nCommand, N8N_STARTING_UP_ANSWER, nodeOutput, REPO_ROOT } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, type N8nCommand, N8N_STARTING_UP_ANSWER, nodeOutput, REPO_ROOT, underWay } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import { bytesOf, open, rawPost, readAnswer, write } from '../lib/raw-http';
@@ -18,7 +18,7 @@ const TRIGGER_NODE = 'Business Messaging Trigger';
 /** Executions of the trigger workflow so far (finished ones), newest first. */
 async function settledExecutions(n8n: N8n, workflowId: string): Promise<ExecutionSummary[]> {
 	const list = await n8n.executions(workflowId, 250);
-	return list.filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+	return list.filter((e) => !underWay(e.status));
 }
 
 /** Waits for `expected` executions, then a little longer to see that no more arrive. */
