@@ -168,6 +168,15 @@ export class N8n {
 		return `${this.baseUrl}/healthz/readiness`;
 	}
 
+	/**
+	 * Answers 200 once n8n has started: past the startup recovery that marks every run still `running` crashed
+	 * (a run the trigger started just before included). Readiness where it waits for that (versions.ts); before,
+	 * for `n8n start`, the editor page, which `Server.configure` mounts after that recovery.
+	 */
+	startedUrl(command: N8nCommand = 'start'): string {
+		return this.features.readinessWaitsForStart || command !== 'start' ? this.readinessUrl : `${this.baseUrl}/`;
+	}
+
 	get logFile(): string {
 		return join(this.home, `${this.name}.log`);
 	}

@@ -84,6 +84,12 @@ export interface N8nFeatures {
 	 * shows it). The trigger answers in `hostedChat` mode, after the run exists on every supported version.
 	 */
 	onReceivedAnswersAfterRun: boolean;
+	/**
+	 * `/healthz/readiness` says 200 only once n8n has started (`fullyReady`, abstract-server.js, 2.41.1): past
+	 * its startup recovery, which marks every run still `running` in the database crashed. 1.123.81 and 2.3.6
+	 * say 200 once the database is migrated, while webhooks are already served and before that recovery.
+	 */
+	readinessWaitsForStart: boolean;
 }
 
 /**
@@ -107,5 +113,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		agentVersions: [...read(agentNode).matchAll(/^\s*'?(\d+(?:\.\d+)?)'?: new /gm)].map((m) => Number(m[1])),
 		hitlTools: existsSync(join(n8nDist, 'tool-generation/hitl-tools.js')),
 		onReceivedAnswersAfterRun: read(join(n8nDist, 'webhooks/webhook-helpers.js')).includes('shouldDeferOnReceivedResponse'),
+		readinessWaitsForStart: read(join(n8nDist, 'abstract-server.js')).includes('fullyReady'),
 	};
 }

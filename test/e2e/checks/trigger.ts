@@ -65,14 +65,15 @@ let startCheckCalls = 0;
 
 /** What eventsWhileN8nStarts checks, for the checks' names. */
 export const WHILE_N8N_STARTS =
-	'while n8n starts, events n8n itself answers 200 "n8n is starting up" (its database not ready) never reach the trigger and start no run, /healthz/readiness never says 200 before such an answer, and the events the trigger answers run';
+	'while n8n starts, events n8n itself answers 200 "n8n is starting up" (its database not ready) never reach the trigger and start no run, /healthz/readiness never says 200 before such an answer, and the events the trigger answers run; n8n’s startup recovery marks a run crashed only for an event answered before n8n said it had started (readiness on 2.41.1, the editor page before), never after';
 
 /**
  * Restarts one n8n process (`n8n start`, or a queue's `n8n webhook`) while events are sent to the trigger on it,
  * as the service's retries would land on it: one new signed event the moment the port opens, then is the process
- * ready and one more, again and again until the trigger itself has answered one; restarted again (at most START_RESTARTS times) until n8n answered
- * at least one event "starting up". Logs what came back; asserts WHILE_N8N_STARTS. Returns the ids of the runs
- * the trigger started.
+ * ready, has it started, and one more, again and again until it has started and the trigger has answered
+ * EVENTS_AFTER_START events since; restarted again (at most START_RESTARTS times) until n8n answered at least one
+ * event "starting up". Logs what came back; asserts WHILE_N8N_STARTS. Returns the ids of the runs the trigger
+ * started that ran.
  */
 export async function eventsWhileN8nStarts(o: {
 	restarting: N8n;
@@ -96,38 +97,77 @@ export async function eventsWhileN8nStarts(o: {
 		if (caught > 0) break;
 		assert(restart < START_RESTARTS, `no event was answered "starting up" in ${START_RESTARTS} restarts, so what n8n does with them was not checked`);
 	}
-	const summary = summarize(samples);
 	const startingUp = samples.filter(isStartingUp);
 	const reached = samples.filter((s) => startedExecutionId(s.body) !== undefined);
 	// readiness is asked before each event: once it has said 200, n8n no longer answers for the trigger.
-	assertEqual(startingUp.filter((s) => s.ready === 200).length, 0, `events answered "starting up" after readiness said 200 (${summary})`);
-	const ranFor = async () => (await settledExecutions(o.api, o.workflowId)).map((e) => (triggerJson(e).data as { contact_id?: number } | undefined)?.contact_id);
-	await waitFor('a run for every event the trigger answered', async () => ((await ranFor()).filter((id) => reached.some((s) => s.contactId === id)).length === reached.length ? true : undefined), 60_000, 300);
+	assertEqual(startingUp.filter((s) => s.ready === 200).length, 0, `events answered "starting up" after readiness said 200 (${summarize(samples)})`);
+	// Each event the trigger answered, by the run its answer names: it ran with the event, or n8n's startup
+	// recovery marked it crashed (1.123.81 and 2.3.6 serve webhooks before that recovery, docs/trigger.md).
+	const outcomes = async () => {
+		const runs = await settledExecutions(o.api, o.workflowId);
+		return reached.map((s) => {
+			const run = runs.find((e) => e.id === startedExecutionId(s.body));
+			if (!run) return 'under way';
+			if (run.status === 'crashed') return 'crashed';
+			return (triggerJson(run).data as { contact_id?: number } | undefined)?.contact_id === s.contactId ? 'ran' : `${run.status} without the event`;
+		});
+	};
+	const outcome = await waitFor('every run the trigger started to end', async () => ((await outcomes()).includes('under way') ? undefined : await outcomes()), 60_000, 300);
+	reached.forEach((s, i) => (s.outcome = outcome[i]));
+	const summary = summarize(samples);
+	o.log(`all restarts: ${summary}`);
+	assertEqual(reached.filter((s) => s.outcome !== 'ran' && s.outcome !== 'crashed').map((s) => `${s.contactId}: ${s.outcome}`), [], `runs the trigger started that did not run with their event (${summary})`);
+	assertEqual(reached.filter((s) => s.outcome === 'crashed' && s.started).map((s) => s.contactId), [], `runs crashed for events answered after n8n said it had started (${summary})`);
 	await sleep(1500);
-	const ran = await ranFor();
+	const ran = (await settledExecutions(o.api, o.workflowId)).map((e) => (triggerJson(e).data as { contact_id?: number } | undefined)?.contact_id);
 	assertEqual(startingUp.filter((s) => ran.includes(s.contactId)).length, 0, `events answered "starting up" that started a run (${summary})`);
-	return reached.flatMap((s) => startedExecutionId(s.body) ?? []);
+	return reached.filter((s) => s.outcome === 'ran').flatMap((s) => startedExecutionId(s.body) ?? []);
 }
 
 /** Restarts eventsWhileN8nStarts makes at most to catch an event answered "starting up". */
 const START_RESTARTS = 8;
+/** Events the trigger answers after n8n said it had started, before a restart's stream of events ends. */
+const EVENTS_AFTER_START = 3;
+/** Events sent at the same moment until n8n has started. */
+const BURST = 4;
 
-type StartSample = { ready: number | 'refused'; status: number | 'refused'; body: string; contactId: number; at: number };
+type StartSample = {
+	ready: number | 'refused';
+	/** The process had said it started (N8n.startedUrl) before this event was sent. */
+	started: boolean;
+	status: number | 'refused';
+	body: string;
+	contactId: number;
+	at: number;
+	/** What became of the run the trigger's answer named. */
+	outcome?: string;
+};
 
 const isStartingUp = (s: StartSample) => s.status === 200 && s.body === N8N_STARTING_UP_ANSWER;
 
 function summarize(samples: StartSample[]): string {
 	const startingUp = samples.filter(isStartingUp);
 	const window = startingUp.length > 0 ? startingUp[startingUp.length - 1].at - startingUp[0].at : 0;
-	const reached = samples.filter((s) => startedExecutionId(s.body) !== undefined).length;
-	const firstReady = samples.findIndex((s) => s.ready === 200);
-	return `${samples.length} events: ${samples.filter((s) => s.status === 'refused').length} refused, ${startingUp.length} answered "starting up" (for ${window} ms), ${reached} started a run; readiness said 200 ${firstReady < 0 ? 'before none of them' : `first before event ${firstReady}`}`;
+	const reached = samples.filter((s) => startedExecutionId(s.body) !== undefined);
+	const first = (seen: (s: StartSample) => boolean) => {
+		const i = samples.findIndex(seen);
+		return i < 0 ? 'before none of them' : `first before event ${i}`;
+	};
+	const crashed = reached.filter((s) => s.outcome === 'crashed');
+	const others = new Map<string, number>();
+	for (const s of samples) if (s.status !== 'refused' && !isStartingUp(s) && !startedExecutionId(s.body)) others.set(String(s.status), (others.get(String(s.status)) ?? 0) + 1);
+	return [
+		`${samples.length} events: ${samples.filter((s) => s.status === 'refused').length} refused, ${startingUp.length} answered "starting up" (for ${window} ms), ${reached.length} started a run (${reached.filter((s) => !s.started).length} before n8n said it had started)`,
+		...(others.size > 0 ? [`answered otherwise: ${[...others].map(([status, n]) => `${n} × ${status}`).join(', ')}`] : []),
+		...(crashed.length > 0 ? [`${crashed.length} of those runs marked crashed by n8n (${crashed.filter((s) => !s.started).length} answered before it said it had started)`] : []),
+		`readiness said 200 ${first((s) => s.ready === 200)}, started ${first((s) => s.started)}`,
+	].join('; ');
 }
 
 /**
  * One restart of eventsWhileN8nStarts: stops the process and, while it starts, sends one new signed event the
- * moment its port opens, then asks readiness and sends one more, again and again until the trigger itself has
- * answered one (which must start a run).
+ * moment its port opens, then asks readiness and whether it has started, and sends one more, again and again
+ * until it has started and the trigger has answered EVENTS_AFTER_START events since.
  */
 async function sendWhileStarting(o: Parameters<typeof eventsWhileN8nStarts>[0]): Promise<StartSample[]> {
 	// Contact ids of this restart alone, so that a later one on the same workflow does not count these runs.
@@ -152,22 +192,42 @@ async function sendWhileStarting(o: Parameters<typeof eventsWhileN8nStarts>[0]):
 		if (socket) {
 			const answer = readAnswer(socket);
 			await write(socket, bytesOf(rawPost(url, signedRequest(o.secret, first.body, Math.floor(Date.now() / 1000)).headers, first.body)));
-			samples.push({ ready: 'refused', ...(await answer), contactId: first.contactId, at: Date.now() });
+			samples.push({ ready: 'refused', started: false, ...(await answer), contactId: first.contactId, at: Date.now() });
 			break;
 		}
 		await sleep(1);
 	}
-	for (let i = 1; !startedExecutionId(samples[samples.length - 1].body); i++) {
-		if (startFailed !== undefined) throw startFailed;
-		assert(readyAt === undefined || Date.now() - readyAt < 60_000, `the trigger started no run in the 60 s after n8n was ready (${summarize(samples)})`);
-		const ready = await fetch(o.restarting.readinessUrl).then(
-			(r) => r.status,
-			() => 'refused' as const,
+	const startedUrl = o.restarting.startedUrl(o.command);
+	const answerTo = async (target: string) =>
+		await fetch(target, { headers: { accept: 'text/html' } }).then(
+			async (r) => ({ status: r.status, text: await r.text() }),
+			() => ({ status: 'refused' as const, text: '' }),
 		);
-		const { contactId, body } = event(i);
-		const answer = await postSigned(o.url, o.secret, body, Math.floor(Date.now() / 1000)).catch(() => undefined);
-		samples.push({ ready, status: answer?.status ?? 'refused', body: answer?.body ?? '', contactId, at: Date.now() });
-		await sleep(answer ? 20 : 2);
+	// The editor page, not n8n's "starting up" answer (200 too, to every request, before readiness).
+	const hasStarted = async (ready: number | 'refused') => {
+		if (ready !== 200 || startedUrl === o.restarting.readinessUrl) return ready === 200;
+		const page = await answerTo(startedUrl);
+		return page.status === 200 && page.text !== N8N_STARTING_UP_ANSWER;
+	};
+	let started = false;
+	const answeredAfterStart = () => samples.filter((s) => s.started && startedExecutionId(s.body)).length;
+	for (let i = 1; answeredAfterStart() < EVENTS_AFTER_START; ) {
+		if (startFailed !== undefined) throw startFailed;
+		assert(readyAt === undefined || Date.now() - readyAt < 60_000, `n8n did not say it had started, or the trigger answered fewer than ${EVENTS_AFTER_START} events since, in the 60 s after n8n was ready (${summarize(samples)})`);
+		const ready = (await answerTo(o.restarting.readinessUrl)).status;
+		const startedBefore = (started ||= await hasStarted(ready));
+		// Until n8n has started, BURST events at a time, as retries pile up: n8n serves webhooks before its startup
+		// recovery (before readiness says 200 on 2.41.1, after on 1.123.81 and 2.3.6), for a few milliseconds.
+		const these = Array.from({ length: startedBefore ? 1 : BURST }, () => event(i++));
+		await Promise.all(
+			these.map(async ({ contactId, body }) => {
+				const answer = await postSigned(o.url, o.secret, body, Math.floor(Date.now() / 1000)).catch(() => undefined);
+				samples.push({ ready, started: startedBefore, status: answer?.status ?? 'refused', body: answer?.body ?? '', contactId, at: Date.now() });
+			}),
+		);
+		// Back to back until n8n says it has started: the stretches where n8n answers "starting up", and where it
+		// serves webhooks before its startup recovery, last milliseconds on these databases.
+		await sleep(started ? 50 : 2);
 	}
 	await starting;
 	return samples;
