@@ -17,7 +17,7 @@ import { timingsLine, waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../tools/n8n/workflows';
-import { eventsWhileN8nStarts, expectExecutionCount, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
+import { eventsWhileN8nStarts, expectExecutionCount, startedExecutionId, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
 import { sign } from '../trigger/requests';
 import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
@@ -294,7 +294,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const runsNow = await n8n.executions(trigger.id, 250); // newest first
 				const started = runsNow.slice(0, runsNow.length - triggerRunsBefore);
 				const first = await firstCopies;
-				const startedByRetry = retries.filter((_, i) => first[i].status !== 200).map((a) => (JSON.parse(a.body || '{}') as { executionId?: string }).executionId);
+				const startedByRetry = retries.filter((_, i) => first[i].status !== 200).map((a) => startedExecutionId(a.body));
 				const byStalled = started.filter((e) => new RegExp(`Enqueued execution ${e.id} \\(job`).test(log(stalling)));
 				const byRetry = started.filter((e) => startedByRetry.includes(e.id));
 				const unexplained = started.filter((e) => !messageIds.some((id) => JSON.stringify(e.data ?? {}).includes(id)) || (!byStalled.includes(e) && !byRetry.includes(e)));

@@ -87,7 +87,7 @@ export interface N8nFeatures {
 	/**
 	 * `/healthz/readiness` says 200 only once n8n has started (`fullyReady`, abstract-server.js, 2.41.1): past
 	 * its startup recovery, which marks every run still `running` in the database crashed. 1.123.81 and 2.3.6
-	 * say 200 once the database is migrated, while webhooks are already served and before that recovery.
+	 * say 200 once the database is migrated, before n8n serves webhooks and runs that recovery (in that order).
 	 */
 	readinessWaitsForStart: boolean;
 }
