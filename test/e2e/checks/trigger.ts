@@ -112,7 +112,15 @@ export async function eventsWhileN8nStarts(o: {
 			return (triggerJson(run).data as { contact_id?: number } | undefined)?.contact_id === s.contactId ? 'ran' : `${run.status} without the event`;
 		});
 	};
-	const outcome = await waitFor('every run the trigger started to end', async () => ((await outcomes()).includes('under way') ? undefined : await outcomes()), 60_000, 300);
+	const outcome = await waitFor(
+		'every run the trigger started to end',
+		async () => {
+			const now = await outcomes();
+			return now.includes('under way') ? undefined : now;
+		},
+		60_000,
+		300,
+	);
 	reached.forEach((s, i) => (s.outcome = outcome[i]));
 	const summary = summarize(samples);
 	o.log(`all restarts: ${summary}`);
