@@ -13,6 +13,7 @@ import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../../../credentials/credentialType';
 import { signRequest } from '../../../credentials/signing';
+import { normalPath } from './path';
 
 /**
  * What the transport keeps for one execution of the node (helpers/runState.ts holds it, with more): the
@@ -218,7 +219,8 @@ function requestOptions(
 	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 	return {
 		method,
-		url: `${baseUrl}${path}`,
+		// The path as the guards decided on it (transport/path.ts), never a form the client would resolve again.
+		url: `${baseUrl}${normalPath(path)}`,
 		qs,
 		body,
 		headers,
