@@ -1,10 +1,13 @@
 /**
  * The import rules (.dependency-cruiser.cjs, ARCHITECTURE.md "Layers"), checked with dependency-cruiser
  * over the shipped code and tools/: no cycle; the node → router → actions → helpers → transport, never
- * back up; messages only through the send pipeline; tools/ never reaching into test/.
+ * back up; messages only through the send pipeline; tools/ never reaching into test/. And, read with
+ * TypeScript, that nothing in the action node outside transport/ makes a request of its own.
  */
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+
+import * as ts from 'typescript';
 
 const ROOT = join(__dirname, '../..');
 
@@ -32,3 +35,122 @@ test('no import cycle, no arrow up the layers or from tools/ into test/, message
 	expect(pipeline?.dependencies.map((d) => d.resolved)).toContain('nodes/BusinessMessaging/transport/message.ts');
 	expect(summary.totalCruised).toBeGreaterThan(50);
 }, 60_000);
+
+/**
+ * n8n's HTTP helpers are the transport's alone in the action node: an operation that made its own request
+ * would skip Test Mode, Allowed Recipients, pacing and the no-double-send guard. Found with TypeScript's
+ * own reading of the code, so a helper renamed or destructured is found too.
+ */
+const ACTION_NODE = 'nodes/BusinessMessaging/';
+
+/** n8n-workflow's RequestHelperFunctions that send a request. */
+const HTTP_HELPERS = ['httpRequest', 'httpRequestWithAuthentication', 'requestWithAuthenticationPaginated', 'request', 'requestWithAuthentication', 'requestOAuth1', 'requestOAuth2'];
+/** Names nothing else in the node uses: found even on an untyped (`any`) context. */
+const UNMISTAKABLE = /^(httpRequest|requestWithAuthentication|requestOAuth)/;
+
+/** Action-node files outside transport/ that reach n8n's HTTP helpers, with why it is not the service they reach. */
+const NOT_THE_SERVICE: Record<string, string> = {
+	'nodes/BusinessMessaging/helpers/triggerLink.ts': 'registers a wait with the Business Messaging Trigger at n8n’s own webhook address',
+};
+
+/** The shipped code as TypeScript reads it, with extra files (the check's own probes) at the given paths. */
+function shippedProgram(extra: Record<string, string>): ts.Program {
+	const config = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined })!;
+	const virtual = new Map(Object.entries(extra).map(([file, text]) => [join(ROOT, file), text]));
+	const host = ts.createCompilerHost(config.options);
+	const { getSourceFile, fileExists, readFile } = host;
+	host.getSourceFile = (name, language, ...rest) =>
+		virtual.has(name) ? ts.createSourceFile(name, virtual.get(name)!, language) : getSourceFile.call(host, name, language, ...rest);
+	host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
+	host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name);
+	return ts.createProgram([...config.fileNames, ...virtual.keys()], config.options, host);
+}
+
+const isRequestHelper = (symbol: ts.Symbol | undefined) =>
+	Boolean(symbol?.declarations?.some((d) => ts.isInterfaceDeclaration(d.parent) && d.parent.name.text === 'RequestHelperFunctions'));
+
+/** The HTTP helper a node reaches: `helpers.httpRequest`, `helpers['request']`, `{ httpRequest } = helpers`, or the global fetch. */
+function httpHelperAt(checker: ts.TypeChecker, node: ts.Node): string | undefined {
+	if (ts.isIdentifier(node) && node.text === 'fetch' && !ts.isPropertyAccessExpression(node.parent)) {
+		const declarations = checker.getSymbolAtLocation(node)?.declarations ?? [];
+		return declarations.length > 0 && declarations.every((d) => d.getSourceFile().isDeclarationFile) ? 'fetch' : undefined;
+	}
+	let name: ts.Identifier | ts.StringLiteralLike | undefined;
+	let owner: ts.Node | undefined;
+	let symbol: ts.Symbol | undefined;
+	if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.name)) [name, owner] = [node.name, node.expression];
+	else if (ts.isElementAccessExpression(node) && ts.isStringLiteralLike(node.argumentExpression)) [name, owner] = [node.argumentExpression, node.expression];
+	else if (ts.isBindingElement(node) && ts.isObjectBindingPattern(node.parent)) {
+		const property = node.propertyName ?? node.name;
+		if (ts.isIdentifier(property) || ts.isStringLiteralLike(property)) {
+			name = property;
+			symbol = checker.getTypeAtLocation(node.parent).getProperty(property.text);
+		}
+	}
+	if (!name || !HTTP_HELPERS.includes(name.text)) return undefined;
+	symbol ??= checker.getSymbolAtLocation(name);
+	if (isRequestHelper(symbol) || UNMISTAKABLE.test(name.text) || (owner && /\bhelpers\)?$/.test(owner.getText()))) return name.text;
+	return undefined;
+}
+
+/** Every place in the action node outside transport/ that reaches an HTTP helper, as `file:line helper`. */
+function httpHelperUses(program: ts.Program): string[] {
+	const checker = program.getTypeChecker();
+	const uses: string[] = [];
+	for (const source of program.getSourceFiles()) {
+		const file = relative(ROOT, source.fileName);
+		if (!file.startsWith(ACTION_NODE) || file.startsWith(`${ACTION_NODE}transport/`)) continue;
+		const visit = (node: ts.Node) => {
+			const helper = httpHelperAt(checker, node);
+			if (helper) uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${helper}`);
+			ts.forEachChild(node, visit);
+		};
+		visit(source);
+	}
+	return uses;
+}
+
+const WHAT_TO_DO =
+	'reaches n8n’s HTTP helpers outside the transport, past Test Mode, Allowed Recipients, pacing and the no-double-send guard. ' +
+	'To send a message, declare the operation kind \'send\' and let the send pipeline send it (ARCHITECTURE.md, "How to add a send"); ' +
+	'for a request that sends nothing to a customer, call apiRequest (transport/index.ts).';
+
+const PROBE = `${ACTION_NODE}actions/message/probe.operation.ts`;
+const PROBE_TEXT = `import type { IExecuteFunctions } from 'n8n-workflow';
+import type { RunState } from '../../helpers/runState';
+export async function probe(run: RunState, ctx: IExecuteFunctions) {
+	await run.ctx.helpers.httpRequestWithAuthentication.call(run.ctx, 'x', { url: '/w/message/text' });
+	const { httpRequest } = ctx.helpers;
+	const helpers = ctx.helpers; await helpers.request('x');
+	await ctx.helpers['requestWithAuthentication'].call(ctx, 'x', {});
+	await (ctx as any).helpers.requestOAuth2('x', {});
+	await (ctx as any).helpers.request('x');
+	await fetch('https://service.example/w/message/text');
+	const question = { request: { path: '/w/message/text' } }; const { request } = question;
+	return [httpRequest, question.request, request];
+}
+`;
+
+describe('n8n’s HTTP helpers only in the transport', () => {
+	let uses: string[];
+	beforeAll(() => (uses = httpHelperUses(shippedProgram({ [PROBE]: PROBE_TEXT }))), 60_000);
+
+	test('no operation, helper or method of the action node makes a request of its own', () => {
+		const breaches = uses.filter((use) => !use.startsWith(PROBE) && !Object.hasOwn(NOT_THE_SERVICE, use.split(':')[0]));
+		expect(breaches.map((use) => `${use} ${WHAT_TO_DO}`)).toEqual([]);
+		// Each exception is still needed (it would otherwise outlive its reason).
+		for (const file of Object.keys(NOT_THE_SERVICE)) expect(uses.some((use) => use.startsWith(`${file}:`))).toBe(true);
+	});
+
+	test('the check finds a hand-built request however it is written, and nothing else', () => {
+		expect(uses.filter((use) => use.startsWith(PROBE)).map((use) => use.slice(PROBE.length + 1))).toEqual([
+			'4 httpRequestWithAuthentication',
+			'5 httpRequest',
+			'6 request',
+			'7 requestWithAuthentication',
+			'8 requestOAuth2',
+			'9 request',
+			'10 fetch',
+		]);
+	});
+});
