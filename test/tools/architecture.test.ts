@@ -102,7 +102,7 @@ function httpHelperUses(program: ts.Program): string[] {
 		if (!file.startsWith(ACTION_NODE) || file.startsWith(`${ACTION_NODE}transport/`)) continue;
 		const visit = (node: ts.Node) => {
 			const helper = httpHelperAt(checker, node);
-			if (helper) uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${helper}`);
+			if (helper) uses.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} ${helper}`);
 			ts.forEachChild(node, visit);
 		};
 		visit(source);
@@ -131,9 +131,13 @@ export async function probe(run: RunState, ctx: IExecuteFunctions) {
 }
 `;
 
+// Built once for the checks below: the shipped code and the probes.
+let program: ts.Program;
+beforeAll(() => (program = shippedProgram({ [PROBE]: PROBE_TEXT, [STATE_PROBE]: STATE_PROBE_TEXT })), 60_000);
+
 describe('n8n’s HTTP helpers only in the transport', () => {
 	let uses: string[];
-	beforeAll(() => (uses = httpHelperUses(shippedProgram({ [PROBE]: PROBE_TEXT }))), 60_000);
+	beforeAll(() => (uses = httpHelperUses(program)));
 
 	test('no operation, helper or method of the action node makes a request of its own', () => {
 		const breaches = uses.filter((use) => !use.startsWith(PROBE) && !Object.hasOwn(NOT_THE_SERVICE, use.split(':')[0]));
@@ -154,3 +158,60 @@ describe('n8n’s HTTP helpers only in the transport', () => {
 		]);
 	});
 });
+
+/**
+ * No state of the action node outlives an execution or is shared between two: what one execution shares
+ * lives in its RunState (helpers/runState.ts), which the router creates for each execution and webhook
+ * request. Module-level state would carry one execution's values into the next, on every worker.
+ */
+function moduleState(program: ts.Program): string[] {
+	const found: string[] = [];
+	for (const source of program.getSourceFiles()) {
+		const file = relative(ROOT, source.fileName);
+		if (!file.startsWith(ACTION_NODE)) continue;
+		for (const statement of source.statements) {
+			if (!ts.isVariableStatement(statement)) continue;
+			const mutable = (statement.declarationList.flags & (ts.NodeFlags.Let | ts.NodeFlags.Const)) !== ts.NodeFlags.Const;
+			for (const declaration of statement.declarationList.declarations) {
+				const made = declaration.initializer && ts.isNewExpression(declaration.initializer) ? declaration.initializer.expression.getText(source) : '';
+				if (mutable || /^(Weak)?(Map|Set)$/.test(made)) {
+					const line = source.getLineAndCharacterOfPosition(declaration.getStart(source)).line + 1;
+					found.push(`${file}:${line} ${declaration.name.getText(source)}`);
+				}
+			}
+		}
+	}
+	return found;
+}
+
+const STATE_PROBE = `${ACTION_NODE}helpers/stateProbe.ts`;
+const STATE_PROBE_TEXT = `const byRun = new WeakMap<object, string>();
+let count = 0;
+const LIMIT = 3;
+export const seen = new Set<string>();
+export function f(key: object) {
+	const local = new Map<string, number>();
+	return [byRun.get(key), count++, LIMIT, local];
+}
+`;
+
+describe('what one execution shares lives in its RunState', () => {
+	let state: string[];
+	beforeAll(() => (state = moduleState(program)));
+
+	test('the action node keeps no module-level Map, Set, WeakMap, WeakSet or variable', () => {
+		expect(state.filter((found) => !found.startsWith(STATE_PROBE)).map((found) => `${found}: ${KEEP_IN_RUN_STATE}`)).toEqual([]);
+	});
+
+	test('the check finds module-level state and leaves constants and a function’s own state alone', () => {
+		expect(state.filter((found) => found.startsWith(STATE_PROBE)).map((found) => found.slice(STATE_PROBE.length + 1))).toEqual([
+			'1 byRun',
+			'2 count',
+			'4 seen',
+		]);
+	});
+});
+
+const KEEP_IN_RUN_STATE =
+	'module-level state outlives the execution and is shared with every other. Keep it in the RunState (helpers/runState.ts), ' +
+	'which the router creates for each execution and webhook request, and read it from the run the operation is given.';

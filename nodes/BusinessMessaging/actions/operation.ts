@@ -114,10 +114,10 @@ export interface SendAndWaitOperation {
 	 * The answer coming back through the node's own waiting webhook (Send and Wait for Response's link,
 	 * or the reply the trigger hands to Ask and Wait for Chat Reply's resume address).
 	 */
-	webhook?: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+	webhook?: (run: RunState<IWebhookFunctions>) => Promise<IWebhookResponseData>;
 	/**
 	 * Whether the execution a webhook request resumes waits at this node for this operation (what the
 	 * node kept when it asked). The operation with a webhook and without this takes every other request.
 	 */
-	waitsHere?: (ctx: IWebhookFunctions) => boolean;
+	waitsHere?: (run: RunState<IWebhookFunctions>) => boolean;
 }

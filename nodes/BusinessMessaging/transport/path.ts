@@ -3,7 +3,7 @@ export const MESSAGE_PATH_PREFIX = '/w/message/';
 export type MessagePath = `${typeof MESSAGE_PATH_PREFIX}${string}`;
 
 /** Characters whose escape keeps the path's parts apart: decoded, they would start a query or fragment. */
-const KEPT_ESCAPED = new Set(['?', '#', '%']);
+const KEPT_ESCAPED = '?#%';
 
 /**
  * The path as the request really goes out: ASCII escapes decoded (`%2e`, `%2f`, `%77`), backslashes and
@@ -14,7 +14,7 @@ const KEPT_ESCAPED = new Set(['?', '#', '%']);
 export function normalPath(path: string): string {
 	const decoded = path.replace(/%([0-7][0-9a-f])/gi, (escape, hex: string) => {
 		const char = String.fromCharCode(parseInt(hex, 16));
-		return KEPT_ESCAPED.has(char) || char < ' ' ? escape : char;
+		return KEPT_ESCAPED.includes(char) || char < ' ' ? escape : char;
 	});
 	const url = new URL(`http://service.invalid/${decoded.replace(/[\\/]+/g, '/').replace(/^\//, '')}`);
 	return `${url.pathname}${url.search}`;

@@ -28,6 +28,8 @@ export interface Connection<Context extends IExecuteFunctions | ILoadOptionsFunc
 	credentials?: Promise<ICredentialDataDecryptedObject>;
 	/** After a 429, every request of the run waits until then (ms), so parallel sends slow down together. */
 	backOffUntil: number;
+	/** The node's credential (id and name), read once (`credentialReference`); null when the node names none. */
+	credentialReference?: INodeCredentialsDetails | null;
 }
 
 /**
@@ -74,10 +76,9 @@ export async function getCredential(run: AnyConnection): Promise<ICredentialData
 }
 
 /** The node's credential (id and name), read once per run: n8n's `getNode()` copies the whole node. */
-const references = new WeakMap<AnyConnection, INodeCredentialsDetails | undefined>();
 function credentialReference(run: AnyConnection): INodeCredentialsDetails | undefined {
-	if (!references.has(run)) references.set(run, run.ctx.getNode().credentials?.[CREDENTIAL_TYPE]);
-	return references.get(run);
+	if (run.credentialReference === undefined) run.credentialReference = run.ctx.getNode().credentials?.[CREDENTIAL_TYPE] ?? null;
+	return run.credentialReference ?? undefined;
 }
 
 export interface RequestOptions {
