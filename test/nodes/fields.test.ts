@@ -181,7 +181,9 @@ describe('the node on the canvas and in its panel', () => {
 			return shownIn(notices[0], { resource, operation });
 		});
 		const sends = allOperations.filter(([, operation]) => operation.kind !== 'request');
-		expect(showingIt.map(([name]) => name)).toEqual(sends.map(([name]) => name));
+		// What a failing diff says: which operations show it, and where the list comes from.
+		const SHOWN_ON = 'operations showing the Test Mode notice (every send: show it for the sends of the resource’s operations table, as actions/message/index.ts does)';
+		expect({ [SHOWN_ON]: showingIt.map(([name]) => name) }).toEqual({ [SHOWN_ON]: sends.map(([name]) => name) });
 		expect(sends.length).toBeGreaterThan(0);
 		expect(testModeNoticeProblems(notices[0].displayName, settings)).toEqual([]);
 	});

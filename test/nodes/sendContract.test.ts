@@ -103,7 +103,12 @@ describe.each(sendOperations)('%s', (name, { kind }) => {
 
 	if (kind === 'send') {
 		// The guard knows a message by its request (helpers/messageKey.ts): these fail for a send whose request
-		// changes each time it is read (a time or random value in its fields), or that drops what makes two differ.
+		// changes each time it is read (a time or random value in its fields), or that leaves out what makes two
+		// messages differ. The keys below are what a failing diff shows, with what to do.
+		const ONCE_EACH = 'recipients, once for each message (an item must give the same request each time it is read: no time or random value in its fields)';
+		const DIFFERENT_GO = 'skipReason of two different messages to one recipient (none: what makes them differ must be in the fields sent)';
+		const SAME_SKIPPED = 'skipReason of the same two messages again (both skipped: an item must give the same request each time it is read)';
+
 		test('n8n’s Retry of a run that failed half-way sends nothing twice: the same item gives the same request each time', async () => {
 			sandbox.injectFault({ delayMs: 0, count: 1, path: '/w/message/' });
 			sandbox.injectFault({ status: 500, count: 1, path: '/w/message/' });
@@ -112,7 +117,7 @@ describe.each(sendOperations)('%s', (name, { kind }) => {
 			expect(failed.error?.message).toBe('The service answered 500: Internal server error.');
 			const retried = await send(name, recipients, { retryOf: failed }, oneAtATime);
 			expect(retried.error).toBeUndefined();
-			expect(sandbox.messages.map((message) => message.phone).sort()).toEqual([...recipients].sort());
+			expect({ [ONCE_EACH]: sandbox.messages.map((message) => message.phone).sort() }).toEqual({ [ONCE_EACH]: [...recipients].sort() });
 			expect(outputs(retried).map((json) => json.skipReason)).toEqual([SKIPPED_RETRY, undefined]);
 		});
 
@@ -121,9 +126,9 @@ describe.each(sendOperations)('%s', (name, { kind }) => {
 			const skipRepeats = { options: { skipRepeatsWithin: 60 } };
 			const first = await send(name, same, {}, skipRepeats);
 			expect(first.error).toBeUndefined();
-			expect(outputs(first).map((json) => json.skipReason)).toEqual([undefined, undefined]);
+			expect({ [DIFFERENT_GO]: outputs(first).map((json) => json.skipReason) }).toEqual({ [DIFFERENT_GO]: [undefined, undefined] });
 			const again = await send(name, same, {}, skipRepeats);
-			expect(outputs(again).map((json) => json.skipReason)).toEqual([SKIPPED_REPEAT, SKIPPED_REPEAT]);
+			expect({ [SAME_SKIPPED]: outputs(again).map((json) => json.skipReason) }).toEqual({ [SAME_SKIPPED]: [SKIPPED_REPEAT, SKIPPED_REPEAT] });
 			expect(sandbox.messages).toHaveLength(2);
 		});
 
