@@ -5,6 +5,7 @@
  * TypeScript, that nothing in the action node outside transport/ makes a request of its own.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 import * as ts from 'typescript';
@@ -26,14 +27,45 @@ const cruise = (): CruiseResult => {
 	return JSON.parse(result.stdout) as CruiseResult;
 };
 
+let cruised: CruiseResult | undefined;
+const cruiseOnce = () => (cruised ??= cruise());
+
 test('no import cycle, no arrow up the layers or from tools/ into test/, messages only through the send pipeline', () => {
-	const { summary, modules } = cruise();
+	const { summary, modules } = cruiseOnce();
 	const breaches = summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`);
 	expect(breaches).toEqual([]);
 	// It looked at the code it guards: the pipeline's one arrow to the message transport is among what it read.
 	const pipeline = modules.find((m) => m.source === 'nodes/BusinessMessaging/actions/send.ts');
 	expect(pipeline?.dependencies.map((d) => d.resolved)).toContain('nodes/BusinessMessaging/transport/message.ts');
 	expect(summary.totalCruised).toBeGreaterThan(50);
+}, 60_000);
+
+/** The files ARCHITECTURE.md and .dependency-cruiser.cjs name, as paths from the repository's root. */
+function filesNamed(text: string): string[] {
+	const underNode: Record<string, string> = { actions: 'nodes/BusinessMessaging/', helpers: 'nodes/BusinessMessaging/', transport: 'nodes/BusinessMessaging/', methods: 'nodes/BusinessMessaging/', conversations: 'nodes/BusinessMessagingTrigger/' };
+	return [...text.matchAll(/(?<![\w/.-])(test|tools|nodes|credentials|actions|helpers|transport|methods|conversations)\/[\w./-]*\.(?:ts|cjs)\b/g)].map(
+		([path, top]) => `${underNode[top] ?? ''}${path}`,
+	);
+}
+
+test('ARCHITECTURE.md and .dependency-cruiser.cjs name files that exist, and every file outside it the transport imports', () => {
+	const missing = ['ARCHITECTURE.md', '.dependency-cruiser.cjs'].flatMap((doc) =>
+		filesNamed(readFileSync(join(ROOT, doc), 'utf8'))
+			.filter((file) => !existsSync(join(ROOT, file)))
+			.map((file) => `${doc} names ${file}, which does not exist`),
+	);
+	expect(missing).toEqual([]);
+	const architecture = readFileSync(join(ROOT, 'ARCHITECTURE.md'), 'utf8');
+	const layers = architecture.slice(architecture.indexOf('## Layers'), architecture.indexOf('## The send contract'));
+	const transport = 'nodes/BusinessMessaging/transport/';
+	const importedFromOutside = new Set(
+		cruiseOnce()
+			.modules.filter((m) => m.source.startsWith(transport))
+			.flatMap((m) => m.dependencies.map((d) => d.resolved))
+			.filter((file) => !file.startsWith(transport) && !file.includes('node_modules')),
+	);
+	expect(importedFromOutside.size).toBeGreaterThan(0);
+	for (const file of importedFromOutside) expect({ file, namedInLayers: layers.includes(`\`${file}\``) }).toEqual({ file, namedInLayers: true });
 }, 60_000);
 
 /**
