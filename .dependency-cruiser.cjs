@@ -1,5 +1,5 @@
 /**
- * The import rules of this package (ARCHITECTURE.md, "Layers"), checked by test/architecture.test.ts:
+ * The import rules of this package (ARCHITECTURE.md, "Layers"), checked by test/tools/architecture.test.ts:
  * `npx depcruise nodes credentials tools` prints any breach.
  */
 const NODE = '^nodes/BusinessMessaging/';

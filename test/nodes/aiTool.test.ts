@@ -7,7 +7,9 @@
 import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } from 'n8n-workflow';
 
 import { runAction, toolVariant } from '../helpers/actionNode';
+import { allOperations, samples } from '../helpers/operationSamples';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
+import { operationsByResource } from '../../nodes/BusinessMessaging/actions/router';
 import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
@@ -109,12 +111,13 @@ describe('as an AI agent’s tool: Allowed Recipients', () => {
 	});
 });
 
+/** The operations of the router's table that wait for a person: never an agent's. */
+const waiting = allOperations.filter(([, operation]) => operation.kind === 'sendAndWait').map(([name]) => name);
+
 describe('as an AI agent’s tool: the operations it may do', () => {
-	it.each([
-		['Send and Wait for Response', { operation: 'sendAndWait', message: 'Approve?' }],
-		['Ask and Wait for Chat Reply', { operation: 'askAndWaitForReply', text: 'Confirm?' }],
-	])('refuses %s (the agent would wait on a person), sending nothing', async (_name, parameters) => {
-		const result = await runAction(sandbox, { resource: 'message', phone: CUSTOMER, ...parameters }, { asAiTool: true });
+	it.each(waiting)('refuses %s (the agent would wait on a person), sending nothing', async (name) => {
+		const [resource, operation] = name.split('.');
+		const result = await runAction(sandbox, { resource, operation, ...samples[name].parameters }, { asAiTool: true });
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toMatchObject({ error: 'Refused: not available to an AI agent', refused: true });
 		expect(sandbox.requests).toHaveLength(0);
@@ -145,9 +148,13 @@ describe('as an AI agent’s tool: what the editor offers', () => {
 			.visible.filter((p) => p.name === 'operation')
 			.flatMap((p) => (p.options as Array<{ value: string }>).map((o) => o.value));
 
-	it('offers every message operation on the plain node, all but the two that wait on the tool', () => {
-		expect(operations(new BusinessMessaging()).sort()).toEqual(['askAndWaitForReply', 'sendAndWait', 'sendMedia', 'sendText']);
-		expect(operations(toolVariant()).sort()).toEqual(['sendMedia', 'sendText']);
+	it('offers every operation of the router’s table on the plain node, all but those that wait on the tool', () => {
+		for (const [resource, byName] of Object.entries(operationsByResource)) {
+			const names = Object.keys(byName).sort();
+			expect(operations(new BusinessMessaging(), resource).sort()).toEqual(names);
+			expect(operations(toolVariant(), resource).sort()).toEqual(names.filter((name) => !waiting.includes(`${resource}.${name}`)));
+		}
+		expect(waiting.length).toBeGreaterThan(0);
 	});
 
 	it('has the model fill Recipient Phone and Text by default on the tool, with hints; the plain node starts empty', () => {

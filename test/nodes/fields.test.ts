@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Workflow, type INodeProperties, type INodePropertyOptions, type INodeType } from 'n8n-workflow';
+import { NodeHelpers, Workflow, type INode, type INodeParameters, type INodeProperties, type INodePropertyOptions, type INodeType } from 'n8n-workflow';
 
 import { BusinessMessagingApi } from '../../credentials/BusinessMessagingApi.credentials';
 import { BusinessMessaging } from '../../nodes/BusinessMessaging/BusinessMessaging.node';
@@ -15,6 +15,7 @@ import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/B
 import { headingAnchors } from '../helpers/markdown';
 import { setupNoticeProblems, testModeNoticeProblems, testModeSettings } from '../helpers/panelTexts';
 import { runAction } from '../helpers/actionNode';
+import { allOperations } from '../helpers/operationSamples';
 import { startSandbox, type Sandbox } from '../../tools/sandbox';
 
 const ROOT = join(__dirname, '../..');
@@ -164,11 +165,26 @@ describe('the node on the canvas and in its panel', () => {
 
 	const settings = testModeSettings(new BusinessMessagingApi().properties);
 
-	it('every send operation says where Test Mode is set and what each setting does, never which one is on', () => {
+	/** Whether the panel shows a property for these parameters, as the editor decides it. */
+	const shownIn = (property: INodeProperties, parameters: INodeParameters) => {
+		const node = { name: 'n', type: action.name, typeVersion: 1, parameters } as unknown as INode;
+		const values = NodeHelpers.getNodeParameters(action.properties, parameters, true, false, node, action) ?? {};
+		return NodeHelpers.displayParameter(values, property, node, action);
+	};
+
+	it('every send operation of the router’s table, and only those, says where Test Mode is set and what each setting does, never which one is on', () => {
 		expect(settings).toEqual(['Off', 'Send to Test Recipient', 'Dry Run']);
 		const notices = action.properties.filter((p) => p.type === 'notice' && /Test Mode/.test(p.displayName));
 		expect(notices).toHaveLength(1);
-		expect(notices[0].displayOptions?.show).toEqual({ resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait', 'askAndWaitForReply'] });
+		const showingIt = allOperations.filter(([name]) => {
+			const [resource, operation] = name.split('.');
+			return shownIn(notices[0], { resource, operation });
+		});
+		const sends = allOperations.filter(([, operation]) => operation.kind !== 'request');
+		// What a failing diff says: which operations show it, and where the list comes from.
+		const SHOWN_ON = 'operations showing the Test Mode notice (every send: show it for the sends of the resource’s operations table, as actions/message/index.ts does)';
+		expect({ [SHOWN_ON]: showingIt.map(([name]) => name) }).toEqual({ [SHOWN_ON]: sends.map(([name]) => name) });
+		expect(sends.length).toBeGreaterThan(0);
 		expect(testModeNoticeProblems(notices[0].displayName, settings)).toEqual([]);
 	});
 

@@ -1,12 +1,14 @@
 /**
  * The send contract: every operation that sends (kind 'send' or 'sendAndWait', read from the router's
  * table, so a new one is covered without editing this file) runs under Test Mode off, Send to Test
- * Recipient and Dry Run, as an AI agent's tool with Allowed Recipients, and (kind 'send') with Max
- * Messages per Second. What counts is what reaches the sandbox: the recipient each message really got,
- * no message request at all in a dry run, and the messages of each second within the setting.
+ * Recipient and Dry Run, as an AI agent's tool with Allowed Recipients, and (kind 'send') with n8n's Retry,
+ * Skip Repeats Within and Max Messages per Second. What counts is what reaches the sandbox: the recipient
+ * each message really got, no message request at all in a dry run, each message once, and the messages of
+ * each second within the setting.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
+import { SKIPPED_REPEAT, SKIPPED_RETRY } from '../../nodes/BusinessMessaging/helpers/sendOnce';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunResult } from '../helpers/engine';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
@@ -100,6 +102,36 @@ describe.each(sendOperations)('%s', (name, { kind }) => {
 	});
 
 	if (kind === 'send') {
+		// The guard knows a message by its request (helpers/messageKey.ts): these fail for a send whose request
+		// changes each time it is read (a time or random value in its fields), or that leaves out what makes two
+		// messages differ. The keys below are what a failing diff shows, with what to do.
+		const ONCE_EACH = 'recipients, once for each message (an item must give the same request each time it is read: no time or random value in its fields)';
+		const DIFFERENT_GO = 'skipReason of two different messages to one recipient (none: what makes them differ must be in the fields sent)';
+		const SAME_SKIPPED = 'skipReason of the same two messages again (both skipped: an item must give the same request each time it is read)';
+
+		test('n8n’s Retry of a run that failed half-way sends nothing twice: the same item gives the same request each time', async () => {
+			sandbox.injectFault({ delayMs: 0, count: 1, path: '/w/message/' });
+			sandbox.injectFault({ status: 500, count: 1, path: '/w/message/' });
+			const oneAtATime = { options: { parallelRequests: 1 } };
+			const failed = await send(name, recipients, {}, oneAtATime);
+			expect(failed.error?.message).toBe('The service answered 500: Internal server error.');
+			const retried = await send(name, recipients, { retryOf: failed }, oneAtATime);
+			expect(retried.error).toBeUndefined();
+			expect({ [ONCE_EACH]: sandbox.messages.map((message) => message.phone).sort() }).toEqual({ [ONCE_EACH]: [...recipients].sort() });
+			expect(outputs(retried).map((json) => json.skipReason)).toEqual([SKIPPED_RETRY, undefined]);
+		});
+
+		test('Skip Repeats Within: two different messages to one recipient both go; the same two again are skipped', async () => {
+			const same = ['+4915100000091', '+4915100000091'];
+			const skipRepeats = { options: { skipRepeatsWithin: 60 } };
+			const first = await send(name, same, {}, skipRepeats);
+			expect(first.error).toBeUndefined();
+			expect({ [DIFFERENT_GO]: outputs(first).map((json) => json.skipReason) }).toEqual({ [DIFFERENT_GO]: [undefined, undefined] });
+			const again = await send(name, same, {}, skipRepeats);
+			expect({ [SAME_SKIPPED]: outputs(again).map((json) => json.skipReason) }).toEqual({ [SAME_SKIPPED]: [SKIPPED_REPEAT, SKIPPED_REPEAT] });
+			expect(sandbox.messages).toHaveLength(2);
+		});
+
 		test('Max Messages per Second: no second holds more messages than the setting', async () => {
 			const rate = 5;
 			const many = Array.from({ length: 8 }, (_, i) => `+49151000001${String(i).padStart(2, '0')}`);

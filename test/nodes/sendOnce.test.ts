@@ -2,8 +2,9 @@
  * Retry never sends twice: a run that fails half-way, retried as n8n's Retry button does or by the
  * node's Retry On Fail, sends only what did not go out before, and says which items it skipped.
  */
-import type { INodeParameters } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeParameters } from 'n8n-workflow';
 
+import { type JsonValue, messageKey } from '../../nodes/BusinessMessaging/helpers/messageKey';
 import { defaultRepeatKey, repeatWindowKeys, SKIPPED_RETRY } from '../../nodes/BusinessMessaging/helpers/sendOnce';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
 import type { RunNodeInputItem } from '../helpers/engine';
@@ -150,12 +151,30 @@ test('a new run (not a retry) sends the same messages again when Skip Repeats Wi
 });
 
 describe('repeat keys', () => {
-	test('the default key is the recipient and a hash of the message', () => {
-		const key = defaultRepeatKey({ phone: '+4915112345678', content: 'Hello' });
-		expect(key.startsWith('+4915112345678|')).toBe(true);
-		expect(key).not.toBe(defaultRepeatKey({ phone: '+4915112345678', content: 'Hello!' }));
-		expect(key).not.toBe(defaultRepeatKey({ phone: '+4915112345679', content: 'Hello' }));
-		expect(key).toBe(defaultRepeatKey({ phone: '+4915112345678', content: 'Hello' }));
+	test('the default key is the recipient and a hash of the request as sent: every field, whatever order it was written in', async () => {
+		const noFile = {} as IExecuteFunctions;
+		const key = async (phone: string, fields: Record<string, JsonValue>, path = '/w/message/location') =>
+			defaultRepeatKey({ phone, key: await messageKey(noFile, 0, { path, fields }) });
+		const location = { latitude: 52.52, longitude: 13.405, name: 'Shop' };
+		const first = await key('+4915112345678', location);
+		expect(first.startsWith('+4915112345678|')).toBe(true);
+		expect(await key('+4915112345678', { name: 'Shop', longitude: 13.405, latitude: 52.52 })).toBe(first);
+		expect(await key('+4915112345678', location, '/w/message/./location')).toBe(first);
+		expect(await key('+4915112345678', { ...location, name: 'Warehouse' })).not.toBe(first);
+		expect(await key('+4915112345678', { ...location, latitude: '52.52' })).not.toBe(first);
+		expect(await key('+4915112345678', { ...location, note: 'x' })).not.toBe(first);
+		expect(await key('+4915112345678', location, '/w/message/venue')).not.toBe(first);
+		expect(await key('+4915112345679', location)).not.toBe(first);
+	});
+
+	test('a file counts by its bytes, name and type', async () => {
+		const withBytes = (bytes: string) => ({ helpers: { getBinaryDataBuffer: async () => Buffer.from(bytes) } }) as unknown as IExecuteFunctions;
+		const file = (fileName: string) => ({ field: 'media', binaryPropertyName: 'data', binary: { data: '', mimeType: 'application/pdf', fileName } });
+		const key = async (bytes: string, fileName = 'a.pdf') =>
+			await messageKey(withBytes(bytes), 0, { path: '/w/message/media', fields: { type: 'document' }, file: file(fileName) });
+		expect(await key('%PDF-1')).toBe(await key('%PDF-1'));
+		expect(await key('%PDF-2')).not.toBe(await key('%PDF-1'));
+		expect(await key('%PDF-1', 'b.pdf')).not.toBe(await key('%PDF-1'));
 	});
 
 	test('a repeat within the window is always looked for in the slot it falls in or the one before', () => {

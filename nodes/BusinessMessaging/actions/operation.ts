@@ -5,9 +5,9 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import type { JsonValue } from '../helpers/messageKey';
 import type { BinaryFile } from '../helpers/multipart';
 import type { RunState } from '../helpers/runState';
-import type { OutgoingMessage } from '../helpers/sendOnce';
 import type { TestMode } from '../helpers/testMode';
 import type { MessagePath } from '../transport';
 
@@ -35,9 +35,6 @@ export interface RequestOperation {
  */
 export type RecipientOf = (run: RunState, itemIndex: number) => string;
 
-/** What an item sends, beside its recipient: the text, or for a file its type, caption and a hash. */
-export type MessageContent = Omit<OutgoingMessage, 'phone'>;
-
 /**
  * The request that sends a message. It never names the recipient: the pipeline adds `phone` (the real
  * recipient, or the credential's test recipient) and the sender (`phone_number_id`), so an operation
@@ -46,10 +43,19 @@ export type MessageContent = Omit<OutgoingMessage, 'phone'>;
 export interface MessageRequest {
 	/** The service's endpoint for this kind of message. */
 	path: MessagePath;
-	/** The request's fields other than the recipient: a JSON body, or the form fields beside `file`. */
-	fields: Record<string, string> & { phone?: never };
+	/**
+	 * The request's fields other than the recipient: a JSON body (any JSON value: a text, a number such
+	 * as a latitude, a list), or the form fields beside `file` (a value that is not a string as its JSON).
+	 */
+	fields: Record<string, JsonValue> & { phone?: never };
 	/** A file from the item's binary data: the message is then sent as multipart/form-data. */
 	file?: BinaryFile;
+}
+
+/** What an item sends: its request, and what the item's output shows of it beside the service's answer. */
+export interface Message extends MessageRequest {
+	/** Added to the item's output (the template a text came from, the text sent); never sent. */
+	shown?: IDataObject;
 }
 
 /**
@@ -64,12 +70,12 @@ export interface SendOperation {
 	kind: 'send';
 	description: INodeProperties[];
 	recipientOf: RecipientOf;
-	/** What the item sends; the guard recognises a repeat by it. Checks the item's fields. */
-	messageOf: (run: RunState, itemIndex: number) => Promise<MessageContent>;
-	/** The request for that message. */
-	requestOf: (run: RunState, itemIndex: number, message: MessageContent) => MessageRequest | Promise<MessageRequest>;
-	/** The item's output from what the service answered (its `data`); by default that answer itself. */
-	outputOf?: (sent: IDataObject, message: MessageContent) => IDataObject;
+	/**
+	 * What the item sends, its fields checked (an error naming the field otherwise). The no-double-send
+	 * guard recognises a message by exactly this request (helpers/messageKey.ts), so there is no key to
+	 * write: what is sent is what counts. The item's output is the service's answer (its `data`) and `shown`.
+	 */
+	messageOf: (run: RunState, itemIndex: number) => Message | Promise<Message>;
 }
 
 /** Who a send-and-wait message is for, and where it really goes (the test recipient under Test Mode). */
@@ -114,10 +120,10 @@ export interface SendAndWaitOperation {
 	 * The answer coming back through the node's own waiting webhook (Send and Wait for Response's link,
 	 * or the reply the trigger hands to Ask and Wait for Chat Reply's resume address).
 	 */
-	webhook?: (this: IWebhookFunctions) => Promise<IWebhookResponseData>;
+	webhook?: (run: RunState<IWebhookFunctions>) => Promise<IWebhookResponseData>;
 	/**
 	 * Whether the execution a webhook request resumes waits at this node for this operation (what the
 	 * node kept when it asked). The operation with a webhook and without this takes every other request.
 	 */
-	waitsHere?: (ctx: IWebhookFunctions) => boolean;
+	waitsHere?: (run: RunState<IWebhookFunctions>) => boolean;
 }

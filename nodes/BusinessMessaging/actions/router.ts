@@ -109,8 +109,10 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
  * and the link itself says which question it answers (helpers/waitingQuestion.ts).
  */
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const waiting = waitingOperations.find((operation) => operation.waitsHere?.(this)) ?? answerLinkOperation;
-	return await waiting.webhook!.call(this);
+	// One state per request: what the execution kept is read once, for the choice and the operation.
+	const run = new RunState(this);
+	const waiting = waitingOperations.find((operation) => operation.waitsHere?.(run)) ?? answerLinkOperation;
+	return await waiting.webhook!(run);
 }
 
 const waitingOperations = Object.values(operationsByResource)

@@ -2,6 +2,7 @@ import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { checkAllowedRecipient, runsAsAgentTool } from '../helpers/agentLimits';
+import { type JsonValue, messageKey } from '../helpers/messageKey';
 import { multipartBody } from '../helpers/multipart';
 import { waitForSlot } from '../helpers/pacing';
 import { DEFAULT_PARALLEL_REQUESTS, MAX_PARALLEL_REQUESTS, runByRecipient } from '../helpers/parallel';
@@ -11,7 +12,7 @@ import { type OutgoingMessage, startSendGuard } from '../helpers/sendOnce';
 import { announceTestMode, deliveryPhone, markTestMode, type TestModeSetting, testModeOf } from '../helpers/testMode';
 import { getCredential } from '../transport';
 import { postMessage, signMessageOnly } from '../transport/message';
-import type { MessageRequest, SendAndWaitOperation, SendOperation } from './operation';
+import type { Message, MessageRequest, SendAndWaitOperation, SendOperation } from './operation';
 
 /**
  * The send pipeline: the one path from an operation's declaration (actions/operation.ts) to a message
@@ -40,8 +41,8 @@ async function sendRules(run: RunState): Promise<SendRules> {
 const RECIPIENT_FIELD = 'phone';
 
 /** The request's fields with the recipient the pipeline chose, never one the operation wrote. */
-function addressed(request: MessageRequest, to: string): Record<string, string> {
-	const fields: Record<string, string> = { [RECIPIENT_FIELD]: to };
+function addressed(request: MessageRequest, to: string): Record<string, JsonValue> {
+	const fields: Record<string, JsonValue> = { [RECIPIENT_FIELD]: to };
 	for (const [name, value] of Object.entries(request.fields)) if (name !== RECIPIENT_FIELD) fields[name] = value;
 	return fields;
 }
@@ -92,11 +93,16 @@ export async function sendEach(run: RunState, operation: SendOperation, itemCoun
 		if (found.error) throw found.error;
 		return found.phone!;
 	};
-	const messages = new Map<number, Promise<OutgoingMessage>>();
-	const messageAt = (itemIndex: number): Promise<OutgoingMessage> => {
+	const messages = new Map<number, Promise<OutgoingMessage & { message: Message }>>();
+	const messageAt = (itemIndex: number) => {
 		let found = messages.get(itemIndex);
 		if (!found) {
-			found = (async () => ({ phone: recipientAt(itemIndex), ...(await operation.messageOf(run, itemIndex)) }))();
+			found = (async () => {
+				const phone = recipientAt(itemIndex);
+				const message = await operation.messageOf(run, itemIndex);
+				// The guard knows the message by what is sent, never by anything the operation wrote for it.
+				return { phone, message, key: await messageKey(ctx, itemIndex, message) };
+			})();
 			messages.set(itemIndex, found);
 		}
 		return found;
@@ -111,11 +117,9 @@ export async function sendEach(run: RunState, operation: SendOperation, itemCoun
 			const recipient = recipientAt(itemIndex);
 			// An agent's sends stay within the author's Allowed Recipients.
 			if (asAgentTool) checkAllowedRecipient(run, itemIndex, recipient);
-			return await guard.send(itemIndex, async ({ phone, ...content }) => {
-				const request = await operation.requestOf(run, itemIndex, content);
-				const answer = await deliver(run, itemIndex, request, deliveryPhone(rules.testMode, phone), rules);
-				const sent = answerData(answer);
-				return markTestMode(rules.testMode, operation.outputOf?.(sent, content) ?? sent, phone);
+			return await guard.send(itemIndex, async ({ phone, message }) => {
+				const answer = await deliver(run, itemIndex, message, deliveryPhone(rules.testMode, phone), rules);
+				return markTestMode(rules.testMode, { ...answerData(answer), ...message.shown }, phone);
 			});
 		});
 	const parallel = Math.min(

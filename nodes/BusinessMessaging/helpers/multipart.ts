@@ -65,11 +65,13 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 export async function multipartBody(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	fields: Record<string, string>,
+	fields: Record<string, unknown>,
 	file: BinaryFile,
 ): Promise<{ body: Buffer; contentType: string }> {
 	const { binary, binaryPropertyName } = file;
-	const frame = multipartFrame(fields, {
+	// A form field is text: a value that is not a string (a number, a list) goes as its JSON.
+	const text = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined).map(([name, value]) => [name, typeof value === 'string' ? value : JSON.stringify(value)]));
+	const frame = multipartFrame(text, {
 		field: file.field,
 		fileName: binary.fileName ?? `${binaryPropertyName}.${binary.fileExtension ?? 'bin'}`,
 		contentType: binary.mimeType || 'application/octet-stream',

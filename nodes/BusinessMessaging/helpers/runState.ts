@@ -1,11 +1,19 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, ILoadOptionsFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IExecuteFunctions,
+	ILoadOptionsFunctions,
+	INodeCredentialsDetails,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 
 import type { Connection } from '../transport';
 import { type Gate, newGate } from './pacing';
 
 /**
  * What one execution of the node shares between its items, created by the router for each execution
- * (and by listSearch, resourceMapping and a waiting node's webhook for theirs). It ends with the execution: nothing here outlives it.
+ * and each webhook request (and by listSearch and resourceMapping for theirs). It ends with the execution:
+ * nothing here outlives it, and nothing of one execution is kept anywhere else (test/tools/architecture.test.ts).
  */
 export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions | IWebhookFunctions = IExecuteFunctions>
 	implements Connection<Context>
@@ -13,6 +21,8 @@ export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions 
 	credentials?: Promise<ICredentialDataDecryptedObject>;
 
 	backOffUntil = 0;
+
+	credentialReference?: INodeCredentialsDetails | null;
 
 	/** Option Max Messages per Second: every message of the run passes this gate (actions/send.ts). */
 	readonly pacing: Gate = newGate();
@@ -22,6 +32,9 @@ export class RunState<Context extends IExecuteFunctions | ILoadOptionsFunctions 
 
 	/** Parameter values of items already read, by `item:name` (helpers/itemParameter.ts). */
 	readonly itemValues = new Map<string, unknown>();
+
+	/** What a waiting node kept in the execution, read back once per webhook request, by field (helpers/nodeContext.ts). */
+	readonly kept = new Map<string, unknown>();
 
 	constructor(readonly ctx: Context) {}
 }

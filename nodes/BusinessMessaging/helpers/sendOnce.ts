@@ -5,17 +5,15 @@ import type { RunState } from './runState';
 import { planChain, PROCESSED } from './retryChain';
 import type { TestMode } from './testMode';
 
-/** What a send operation is about to send, for recognising the same message again. */
+/** What a send is about to send, for recognising the same message again. */
 export interface OutgoingMessage {
 	phone: string;
-	/** The text, or for media its type, caption and a hash of the file. */
-	content: string;
-	/** When the text is a template's body. */
-	template?: IDataObject;
+	/** The request as sent, beside its recipient (`messageKey`, helpers/messageKey.ts). */
+	key: string;
 }
 
 /** The item's message; asked more than once per item, so the caller keeps each answer (actions/send.ts). */
-export type MessageOf = (itemIndex: number) => Promise<OutgoingMessage>;
+export type MessageOf<Message extends OutgoingMessage> = (itemIndex: number) => Promise<Message>;
 
 /** One place for the hash every key here is made from. */
 export function hashOf(text: string): string {
@@ -24,7 +22,7 @@ export function hashOf(text: string): string {
 
 /** The default Repeat Key: the recipient and what is sent. */
 export function defaultRepeatKey(message: OutgoingMessage): string {
-	return `${message.phone}|${hashOf(message.content)}`;
+	return `${message.phone}|${hashOf(message.key)}`;
 }
 
 /**
@@ -51,9 +49,9 @@ interface RepeatPlan {
 	lookupOnly: string[];
 }
 
-export interface SendGuard {
+export interface SendGuard<Message extends OutgoingMessage> {
 	/** `send` unless the item's message went out already; it gets the message the guard recognised. */
-	send(itemIndex: number, send: (message: OutgoingMessage) => Promise<IDataObject>): Promise<IDataObject>;
+	send(itemIndex: number, send: (message: Message) => Promise<IDataObject>): Promise<IDataObject>;
 	/** Gives back the reserved keys of items that were not sent, so a later run or retry can send them. */
 	finish(): Promise<void>;
 }
@@ -66,19 +64,19 @@ export interface SendGuard {
  *   What other retries of the same execution sent: retryChain.ts.
  * - Option Skip Repeats Within: keys in n8n's processed-data store, read and recorded once per run.
  */
-export async function startSendGuard(
+export async function startSendGuard<Message extends OutgoingMessage>(
 	run: RunState,
 	itemCount: number,
-	messageOf: MessageOf,
+	messageOf: MessageOf<Message>,
 	testMode: TestMode,
-): Promise<SendGuard> {
+): Promise<SendGuard<Message>> {
 	const ctx = run.ctx;
 	const runIndex = Number(ctx.getWorkflowDataProxy(0).$runIndex ?? 0);
 	const context = ctx.getContext('node');
 	const ledger = (context.sentMessages ??= {}) as Record<string, string>;
 	const windowMinutes = Number(ctx.getNodeParameter('options.skipRepeatsWithin', 0, 0));
 	// 64 bits: it only has to tell this item's message from the same item's changed message.
-	const fingerprintOf = (outgoing: OutgoingMessage) => hashOf(`${outgoing.phone}\n${outgoing.content}`).slice(0, 16);
+	const fingerprintOf = (outgoing: OutgoingMessage) => hashOf(`${outgoing.phone}\n${outgoing.key}`).slice(0, 16);
 	const earlierSend = (itemIndex: number, fingerprint: string) => {
 		const [earlierFingerprint, earlierId] = String(ledger[`${runIndex}:${itemIndex}`] ?? '').split(' ');
 		return earlierFingerprint === fingerprint ? earlierId : undefined;
@@ -142,7 +140,7 @@ export async function startSendGuard(
 async function planRepeats(
 	ctx: IExecuteFunctions,
 	itemCount: number,
-	message: (itemIndex: number) => Promise<OutgoingMessage>,
+	message: MessageOf<OutgoingMessage>,
 	windowMs: number,
 ): Promise<RepeatPlan> {
 	const now = Date.now();

@@ -3,6 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 import type { Question } from './answerPage';
 import { keepInContext, keptInContext, readFromContext } from './nodeContext';
+import type { RunState } from './runState';
 
 /**
  * What a Send and Wait node asked, kept in the waiting execution (the node's context, saved with the
@@ -76,13 +77,13 @@ export type LinkCheck =
  * 410 for a link of another question (an earlier wait of this node in a loop, or none kept); 401 for a
  * link whose query differs from the one n8n signed (signature removed or changed, `to` or anything added).
  */
-export function checkLink(ctx: IWebhookFunctions): LinkCheck {
-	const waiting = readFromContext<WaitingQuestion>(ctx, CONTEXT_FIELD);
-	const req = ctx.getRequestObject();
+export function checkLink(run: RunState<IWebhookFunctions>): LinkCheck {
+	const waiting = readFromContext<WaitingQuestion>(run, CONTEXT_FIELD);
+	const req = run.ctx.getRequestObject();
 	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://link').searchParams;
 	const key = params.get(KEY_PARAM) ?? '';
 	if (!waiting || !sameText(key, waiting.key)) {
-		const earlier = readFromContext<EarlierQuestion[]>(ctx, EARLIER_FIELD)?.find((e) => sameText(key, e.key));
+		const earlier = readFromContext<EarlierQuestion[]>(run, EARLIER_FIELD)?.find((e) => sameText(key, e.key));
 		return { ok: false, status: 410, earlier: earlier?.question };
 	}
 	if (!sameText(sortedQuery(params), waiting.query)) return { ok: false, status: 401 };

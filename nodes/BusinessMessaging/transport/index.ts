@@ -1,33 +1,35 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
+import { isMessagePath, type MessagePath } from './path';
 import { type AnyConnection, type Connection, request, type RequestOptions } from './request';
 
 export { type AnyConnection, type Connection, DEFAULT_TIMEOUT_SECONDS, getCredential, type RetryPolicy } from './request';
+export { isMessagePath, MESSAGE_PATH_PREFIX, type MessagePath, normalPath } from './path';
 
 /** The spec's default and, since no maximum is shown, the largest page this package asks for. */
 export const PAGE_SIZE = 100;
 
-/** The service's message endpoints: only the send pipeline reaches them (transport/message.ts). */
-export const MESSAGE_PATH_PREFIX = '/w/message/';
-export type MessagePath = `${typeof MESSAGE_PATH_PREFIX}${string}`;
-
-/** A path written out as a message endpoint is refused by the type checker here. */
-type NotAMessagePath<Path extends string> = Path extends MessagePath ? never : Path;
-
-export function isMessagePath(path: string): boolean {
-	return path.replace(/\/{2,}/g, '/').toLowerCase().startsWith(MESSAGE_PATH_PREFIX);
-}
+/**
+ * A path written out that is a message endpoint, or that is not written plainly (a dot segment, an
+ * escape, a backslash, a repeated slash), is refused by the type checker here, with what to do instead.
+ */
+type PlainRequestPath<Path extends string> = Path extends MessagePath
+	? 'a message endpoint: declare the operation kind send (ARCHITECTURE.md, "How to add a send")'
+	: Path extends `${string}${'/.' | '%' | '\\' | '//'}${string}`
+		? 'a path with a dot segment, escape, backslash or repeated slash: write it plainly'
+		: Path;
 
 /**
  * A request that sends nothing to a customer: reads, the order update, the webhook test. A message
  * cannot go out through here: declare the operation `kind: 'send'` and the send pipeline
  * (actions/send.ts) sends it with every safety rule. Refused by the type checker for a literal path,
- * and when the request is made, before anything is sent, for a path built at run time.
+ * and when the request is made, before anything is sent, for a path built at run time: decided on the
+ * path as it goes out (`normalPath`), so `/./w/message/text` or `/w/%2e%2e/w/message/text` is refused too.
  */
 export async function apiRequest<Path extends string>(
 	run: AnyConnection,
 	method: IHttpRequestMethods,
-	path: NotAMessagePath<Path>,
+	path: PlainRequestPath<Path>,
 	options: Omit<RequestOptions, 'beforeAttempt'> = {},
 ): Promise<IDataObject> {
 	if (isMessagePath(path)) {

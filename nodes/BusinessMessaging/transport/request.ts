@@ -13,6 +13,7 @@ import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../../../credentials/credentialType';
 import { signRequest } from '../../../credentials/signing';
+import { normalPath } from './path';
 
 /**
  * What the transport keeps for one execution of the node (helpers/runState.ts holds it, with more): the
@@ -27,6 +28,8 @@ export interface Connection<Context extends IExecuteFunctions | ILoadOptionsFunc
 	credentials?: Promise<ICredentialDataDecryptedObject>;
 	/** After a 429, every request of the run waits until then (ms), so parallel sends slow down together. */
 	backOffUntil: number;
+	/** The node's credential (id and name), read once (`credentialReference`); null when the node names none. */
+	credentialReference?: INodeCredentialsDetails | null;
 }
 
 /**
@@ -73,10 +76,9 @@ export async function getCredential(run: AnyConnection): Promise<ICredentialData
 }
 
 /** The node's credential (id and name), read once per run: n8n's `getNode()` copies the whole node. */
-const references = new WeakMap<AnyConnection, INodeCredentialsDetails | undefined>();
 function credentialReference(run: AnyConnection): INodeCredentialsDetails | undefined {
-	if (!references.has(run)) references.set(run, run.ctx.getNode().credentials?.[CREDENTIAL_TYPE]);
-	return references.get(run);
+	if (run.credentialReference === undefined) run.credentialReference = run.ctx.getNode().credentials?.[CREDENTIAL_TYPE] ?? null;
+	return run.credentialReference ?? undefined;
 }
 
 export interface RequestOptions {
@@ -218,7 +220,8 @@ function requestOptions(
 	const baseUrl = String(credentials.baseUrl ?? '').replace(/\/+$/, '');
 	return {
 		method,
-		url: `${baseUrl}${path}`,
+		// The path as the guards decided on it (transport/path.ts), never a form the client would resolve again.
+		url: `${baseUrl}${normalPath(path)}`,
 		qs,
 		body,
 		headers,

@@ -13,7 +13,7 @@ import { secretIn, webhookSecret } from '../../../shared/webhookSecret';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';
 import { phoneFieldRecipient } from '../../helpers/recipient';
-import { RunState } from '../../helpers/runState';
+import type { RunState } from '../../helpers/runState';
 import { getSender } from '../../helpers/sender';
 import { placeholdersOf, renderItemTemplate } from '../../helpers/templates';
 import { checkTrigger, newWaitId, registerWait, triggerLink } from '../../helpers/triggerLink';
@@ -321,44 +321,45 @@ function timeOf(body: IDataObject, data: IDataObject): number {
  * question, is a reply. It resumes the run when it is an expected answer (or any is); otherwise the run
  * keeps waiting (after asking again, when set) or goes on, as chosen. A GET only says that the run waits.
  */
-async function replyWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const waiting = keptReply(this);
-	if (!waiting) return other(this, 'no question waits here');
-	const req = this.getRequestObject();
+async function replyWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookResponseData> {
+	const ctx = run.ctx;
+	const waiting = readFromContext<WaitingReply>(run, CONTEXT_FIELD);
+	if (!waiting) return other(ctx, 'no question waits here');
+	const req = ctx.getRequestObject();
 	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://resume').searchParams;
-	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(this, 'the node waits for another question');
-	if (req.method !== 'POST') return answer(this, 200, { outcome: 'waiting' satisfies ReplyOutcome });
+	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(ctx, 'the node waits for another question');
+	if (req.method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
 
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
 	// The trigger read the same credential a moment ago to check this reply: that reading serves here too.
-	const secret = await webhookSecret(this);
-	const headers = this.getHeaderData();
+	const secret = await webhookSecret(ctx);
+	const headers = ctx.getHeaderData();
 	const check = secret
 		? verifySignature(secret, headers[SIGNATURE_HEADER], headers[TIMESTAMP_HEADER], rawBody, Math.floor(Date.now() / 1000))
 		: { valid: false as const, reason: 'no webhook secret' };
-	if (!check.valid) return answer(this, 401, { error: check.reason });
+	if (!check.valid) return answer(ctx, 401, { error: check.reason });
 
 	let body: IDataObject;
 	try {
 		body = JSON.parse(rawBody.toString('utf8')) as IDataObject;
 	} catch {
-		return other(this, 'not JSON');
+		return other(ctx, 'not JSON');
 	}
 	const data = (typeof body?.data === 'object' && body.data !== null ? body.data : {}) as IDataObject;
-	if (body.event !== 'message.received') return other(this, 'not a received message');
-	if (typeof data.from !== 'string' || phoneKey(data.from) !== phoneKey(waiting.customer)) return other(this, 'from another number');
+	if (body.event !== 'message.received') return other(ctx, 'not a received message');
+	if (typeof data.from !== 'string' || phoneKey(data.from) !== phoneKey(waiting.customer)) return other(ctx, 'from another number');
 	if (waiting.senderPhone && (typeof data.to !== 'string' || phoneKey(data.to) !== phoneKey(waiting.senderPhone))) {
-		return other(this, 'to another sender number');
+		return other(ctx, 'to another sender number');
 	}
 	const writtenAt = timeOf(body, data);
-	if (!(writtenAt >= waiting.askedAt - CLOCK_SKEW_MS)) return other(this, 'written before the question');
+	if (!(writtenAt >= waiting.askedAt - CLOCK_SKEW_MS)) return other(ctx, 'written before the question');
 
 	const replyText = String(data.body ?? '');
 	const matched = waiting.expected ? (matchingAnswer(replyText, waiting.expected) ?? null) : null;
 	if (waiting.expected && matched === null && waiting.onUnexpected === 'keepWaiting') {
-		if (waiting.reask) await askAgain(this, waiting);
-		return answer(this, 200, { outcome: 'waiting' satisfies ReplyOutcome });
+		if (waiting.reask) await askAgain(run, waiting);
+		return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
 	}
 	const reply: IDataObject = {};
 	for (const key of ['message_id', 'conversation_id', 'from', 'to', 'type', 'body', 'timestamp']) {
@@ -370,23 +371,16 @@ async function replyWebhook(this: IWebhookFunctions): Promise<IWebhookResponseDa
 }
 
 /** The re-ask text, through the send pipeline (the credential's Test Mode applies); a failure is logged, the run waits on. */
-async function askAgain(ctx: IWebhookFunctions, waiting: WaitingReply): Promise<void> {
+async function askAgain(run: RunState<IWebhookFunctions>, waiting: WaitingReply): Promise<void> {
 	try {
-		await sendFromWebhook(new RunState(ctx), { path: '/w/message/text', fields: { body: waiting.reask } }, waiting.customer, waiting.senderId);
+		await sendFromWebhook(run, { path: '/w/message/text', fields: { body: waiting.reask } }, waiting.customer, waiting.senderId);
 	} catch (error) {
-		ctx.logger.warn(`Ask and Wait for Chat Reply: could not send the re-ask text: ${(error as Error).message}`);
+		run.ctx.logger.warn(`Ask and Wait for Chat Reply: could not send the re-ask text: ${(error as Error).message}`);
 	}
 }
 
-/** The wait this node keeps in the resumed execution, read once per request. */
-const kept = new WeakMap<IWebhookFunctions, WaitingReply | null>();
-function keptReply(ctx: IWebhookFunctions): WaitingReply | undefined {
-	if (!kept.has(ctx)) kept.set(ctx, readFromContext<WaitingReply>(ctx, CONTEXT_FIELD) ?? null);
-	return kept.get(ctx) ?? undefined;
-}
-
 /** Whether the execution this webhook request resumes waits at this node for a chat reply. */
-const waitsHere = (ctx: IWebhookFunctions) => keptReply(ctx) !== undefined;
+const waitsHere = (run: RunState<IWebhookFunctions>) => readFromContext<WaitingReply>(run, CONTEXT_FIELD) !== undefined;
 
 export const operation: Operation = {
 	kind: 'sendAndWait',

@@ -60,7 +60,8 @@ export const description: INodeProperties[] = [
 		name: 'testModeNotice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { resource: ['message'], operation: ['sendText', 'sendMedia', 'sendAndWait', 'askAndWaitForReply'] } },
+		// Every operation above that sends, read from `operations`: a new send cannot be left out.
+		displayOptions: { show: { resource: ['message'], operation: Object.keys(operations).filter((name) => operations[name].kind !== 'request') } },
 	},
 	...sendText.operation.description,
 	...sendMedia.operation.description,

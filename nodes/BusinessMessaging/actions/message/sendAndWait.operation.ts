@@ -256,15 +256,16 @@ function questionOf(ctx: IExecuteFunctions, message: string, businessName: strin
  * (waiting-webhooks.js) without calling this node, so nothing is resumed twice. The link is checked
  * against the question the execution waits for, and `answeredBy` comes from there, never from the link.
  */
-async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const req = this.getRequestObject();
-	const res = this.getResponseObject();
+async function answerWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookResponseData> {
+	const ctx = run.ctx;
+	const req = ctx.getRequestObject();
+	const res = ctx.getResponseObject();
 	const reply = (status: number, html: string) => {
 		res.status(status).setHeader('Content-Type', 'text/html; charset=utf-8');
 		res.setHeader('Cache-Control', 'no-store');
 		res.end(html);
 	};
-	const link = checkLink(this);
+	const link = checkLink(run);
 	if (!link.ok) {
 		reply(link.status, link.status === 410 ? answeredPage(link.earlier) : invalidLinkPage());
 		return { noWebhookResponse: true };
@@ -274,7 +275,7 @@ async function answerWebhook(this: IWebhookFunctions): Promise<IWebhookResponseD
 		reply(200, questionPage(question));
 		return { noWebhookResponse: true };
 	}
-	const raw = (this.getBodyData() as IDataObject)[ANSWER_FIELD];
+	const raw = (ctx.getBodyData() as IDataObject)[ANSWER_FIELD];
 	const answer = typeof raw === 'string' ? raw.trim() : '';
 	const json: IDataObject = {};
 	if (question.kind === 'approval') {

@@ -2,12 +2,12 @@ import type { INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { allowedRecipientsField, filledByModel } from '../../helpers/agentLimits';
-import { type BinaryFile, fileHash } from '../../helpers/multipart';
+import type { BinaryFile } from '../../helpers/multipart';
 import { phoneFieldRecipient } from '../../helpers/recipient';
 import { checkOneOf, MEDIA_TYPES } from '../../helpers/validation';
 import { RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
-import type { MessageContent, MessageRequest, Operation } from '../operation';
+import type { Message, Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -45,14 +45,8 @@ const description = updateDisplayOptions(
 	properties,
 );
 
-interface MediaItem {
-	type: string;
-	caption: string;
-	file: BinaryFile;
-}
-
-/** The item's fields, checked, and its file's entry in n8n's binary data. */
-function mediaItem(run: RunState, itemIndex: number): MediaItem {
+/** The item's fields, checked, and its file from n8n's binary data, sent as multipart/form-data. */
+function messageOf(run: RunState, itemIndex: number): Message {
 	const ctx = run.ctx;
 	const type = checkOneOf(
 		ctx,
@@ -74,18 +68,8 @@ function mediaItem(run: RunState, itemIndex: number): MediaItem {
 			},
 		);
 	}
-	return { type, caption, file: { field: 'media', binaryPropertyName, binary } };
-}
-
-/** The message for recognising it again: the file by a hash of its bytes. */
-async function messageOf(run: RunState, itemIndex: number): Promise<MessageContent> {
-	const { type, caption, file } = mediaItem(run, itemIndex);
-	return { content: `${type}\n${caption}\n${await fileHash(run.ctx, itemIndex, file)}` };
-}
-
-function requestOf(run: RunState, itemIndex: number): MessageRequest {
-	const { type, caption, file } = mediaItem(run, itemIndex);
+	const file: BinaryFile = { field: 'media', binaryPropertyName, binary };
 	return { path: '/w/message/media', fields: caption ? { type, caption } : { type }, file };
 }
 
-export const operation: Operation = { kind: 'send', description, recipientOf: phoneFieldRecipient, messageOf, requestOf };
+export const operation: Operation = { kind: 'send', description, recipientOf: phoneFieldRecipient, messageOf };

@@ -8,7 +8,7 @@ import { renderItemTemplate } from '../../helpers/templates';
 import { checkNotEmpty } from '../../helpers/validation';
 import { messageSourceFields, RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
-import type { MessageContent, Operation } from '../operation';
+import type { Message, Operation } from '../operation';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -39,20 +39,15 @@ const description = updateDisplayOptions(
 	properties,
 );
 
-async function messageOf(run: RunState, itemIndex: number): Promise<MessageContent> {
+async function messageOf(run: RunState, itemIndex: number): Promise<Message> {
 	if (run.ctx.getNodeParameter('textSource', itemIndex, 'text') === 'template') {
 		const { template, rendered } = await renderItemTemplate(run, itemIndex);
-		return { content: rendered.body, template: { id: template.id, name: template.name } };
+		// The text that went out is shown too: the service's answer does not repeat it.
+		const shown = { template: { id: template.id, name: template.name }, body: rendered.body };
+		return { path: '/w/message/text', fields: { body: rendered.body }, shown };
 	}
-	return { content: checkNotEmpty(run.ctx, { label: 'Text', itemIndex }, itemParameter(run, 'text', itemIndex)) };
+	const body = checkNotEmpty(run.ctx, { label: 'Text', itemIndex }, itemParameter(run, 'text', itemIndex));
+	return { path: '/w/message/text', fields: { body } };
 }
 
-export const operation: Operation = {
-	kind: 'send',
-	description,
-	recipientOf: phoneFieldRecipient,
-	messageOf,
-	requestOf: (_run, _itemIndex, { content }) => ({ path: '/w/message/text', fields: { body: content } }),
-	// From a template, the text that went out is shown too: the service's answer does not repeat it.
-	outputOf: (sent, { content, template }) => (template ? { ...sent, template, body: content } : sent),
-};
+export const operation: Operation = { kind: 'send', description, recipientOf: phoneFieldRecipient, messageOf };
