@@ -42,6 +42,11 @@ export function nodeChangelog(root: string, nodeVersion: string): string | undef
 	return undefined;
 }
 
+/** The placeholder address that CONTRIBUTING.md's "The repository's address" names (`<owner>/<name>`). */
+export function placeholderOf(contributing: string): string | undefined {
+	return /\bplaceholder: the repository `([\w.-]+\/[\w.-]+)`/.exec(section(contributing.replace(/^### /gm, '## '), "The repository's address"))?.[1];
+}
+
 export interface FirstPublishInputs {
 	contributing: string;
 	release: string;
