@@ -200,6 +200,11 @@ describe('the first publish', () => {
 		i.contributing = i.contributing.replace(/^1\. \*\*Set the repository's address\*\*.*$/m, '1. **Prepare the repository** on GitHub,');
 		expect(firstPublishProblems(i).join('\n')).toMatch(/step 1 does not set the repository/);
 	});
+	it('steps that never say the repository must be public fail', () => {
+		const i = inputs();
+		i.contributing = i.contributing.replace('must be **public**', 'should exist');
+		expect(firstPublishProblems(i).join('\n')).toMatch(/never says must be \*\*public\*\*/);
+	});
 	it('steps naming another secret than the workflow reads fail', () => {
 		const i = inputs();
 		i.release = i.release.replace('secrets.NPM_TOKEN', 'secrets.NPM_PUBLISH_TOKEN');

@@ -76,7 +76,7 @@ export function firstPublishProblems(input: FirstPublishInputs): string[] {
 		if (!/npm run set-repository/.test(items[0] ?? '')) problems.push('CONTRIBUTING.md, First publish: step 1 does not set the repository’s address (npm run set-repository)');
 		const secret = /\bsecrets\.(\w+)/.exec(input.release)?.[1];
 		if (!secret || !steps.includes(`\`${secret}\``)) problems.push(`CONTRIBUTING.md, First publish: does not name the secret the workflow reads (${secret})`);
-		for (const needed of ['`release.yml`', MIN_NPM_FOR_TRUSTED_PUBLISHING, 'Trusted Publisher', 'All packages', 'Read and write', 'disallow tokens']) {
+		for (const needed of ['`release.yml`', MIN_NPM_FOR_TRUSTED_PUBLISHING, 'Trusted Publisher', 'All packages', 'Read and write', 'disallow tokens', 'must be **public**']) {
 			if (!steps.includes(needed)) problems.push(`CONTRIBUTING.md, First publish: never says ${needed}`);
 		}
 		for (const [, tag] of steps.matchAll(/git tag ([^\s`,]+)/g)) if (!/^v\d+\.\d+\.\d+$/.test(tag)) problems.push(`CONTRIBUTING.md, First publish: tag ${tag} would not start the release workflow (v<version>)`);
