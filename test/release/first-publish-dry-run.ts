@@ -98,9 +98,10 @@ function releaseRun(ctx: Context, tag: string, repository: string): Outcome {
 	};
 	guard('check', '"$TAG"', 'the tag check', { files: { 'package.json': read(rel, 'package.json'), 'CHANGELOG.md': read(rel, 'CHANGELOG.md') }, env: { TAG: tag } });
 	guard('check', 'repository.url', `the repository check in ${repository}`, { files: { 'package.json': read(rel, 'package.json') }, env: { REPOSITORY: repository } });
+	guard('check', '$VISIBILITY', 'the visibility check (the scratch repository stands for a public one)', { env: { VISIBILITY: 'public' } });
 	guard('publish', 'npm --version', `the npm check with npm ${ctx.npm.version}`, { npmVersion: ctx.npm.version });
 	if (problems.length) return { problem: problems.join('\n') };
-	ctx.log.push(`  → the Release run of ${tag}: the tag, repository and npm checks passed; npm ci not run (the registry; the test job installs the same lock)`);
+	ctx.log.push(`  → the Release run of ${tag}: the tag, repository, visibility and npm checks passed; npm ci not run (the registry; the test job installs the same lock)`);
 
 	const line = /^\s*(npm publish\b.*)$/m.exec(stepScript(release, 'publish', 'npm publish') ?? '')?.[1];
 	if (!line) return { problem: `the Release run of ${tag}: release.yml's publish job has no npm publish line` };

@@ -72,12 +72,12 @@ async function main(): Promise<number> {
 	});
 
 	await report.run({
-		name: 'CI (every push and pull request) and the release run one test job (test.yml): npm ci, then the README’s test command, as .ci/run does; the release checks tag, CHANGELOG and repository before it and publishes with provenance only after it, then n8n’s scanner decides; no if:, no continue-on-error, no wider permissions, one pinned image',
+		name: 'CI (every push and pull request) and the release run one test job (test.yml): npm ci, then the README’s test command, as .ci/run does; the release checks tag, CHANGELOG, repository and its visibility before it and publishes with provenance only after it, then n8n’s scanner decides; no if:, no continue-on-error, no wider permissions, one pinned image',
 		fn: async () => assertEqual(workflowProblems(workflowFiles()), [], 'workflow rules'),
 	});
 
 	await report.run({
-		name: 'the release’s guard steps, run: the npm check refuses npm 11.5.0 and takes 11.5.1; the tag check refuses a wrong tag, an undated or unreleased newest section; the repository check refuses another repository',
+		name: 'the release’s guard steps, run: the npm check refuses npm 11.5.0 and takes 11.5.1; the tag check refuses a wrong tag, an undated or unreleased newest section; the repository check refuses another repository; the visibility check refuses a private or internal repository',
 		timeoutMs: 180_000,
 		fn: async () => assertEqual(guardStepProblems(read('.github/workflows/release.yml')), [], 'guard steps'),
 	});
