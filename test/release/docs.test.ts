@@ -11,7 +11,7 @@ import { prepareRelease, userDocs } from '../../tools/release/release';
 import { repositoryOf, setRepository } from '../../tools/release/repository';
 import { installVersions } from '../../tools/release/versions';
 import { repositoryLinkProblems } from '../e2e/checks/package';
-import { bundledNpmVersion, firstPublishProblems, nodeChangelog } from './first-publish';
+import { bundledNpmVersion, firstPublishProblems, nodeChangelog, placeholderOf } from './first-publish';
 import { readmeProblems } from './readme';
 import { addressProblems } from './repository';
 import { changelogProblems, versionProblems } from './versions';
@@ -124,25 +124,61 @@ describe('npm run release -- <version>, on a copy', () => {
 	});
 });
 
-describe('npm run set-repository -- <owner>/<name>, on a copy', () => {
+describe('npm run set-repository -- <owner>/<name> <e-mail>, on a copy', () => {
+	const files = ['package.json', 'README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+	let root: string;
+	beforeEach(() => {
+		root = mkdtempSync(join(tmpdir(), 'bm-set-repo-'));
+		for (const f of [...files, 'docs', 'examples', 'test', 'LICENSE']) cpSync(join(ROOT, f), join(root, f), { recursive: true });
+	});
+	afterEach(() => rmSync(root, { recursive: true, force: true }));
+	const author = () => (JSON.parse(read('package.json', root)) as { author: { name: string; email: string } }).author;
+
 	it('moves package.json and every link, and the link checks then pass on the new address', () => {
-		const root = mkdtempSync(join(tmpdir(), 'bm-set-repo-'));
-		try {
-			const files = ['package.json', 'README.md', 'CHANGELOG.md', 'CONTRIBUTING.md', 'ARCHITECTURE.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
-			for (const f of [...files, 'docs', 'examples', 'test', 'LICENSE']) cpSync(join(ROOT, f), join(root, f), { recursive: true });
-			const old = repositoryOf(root)!;
-			const changed = setRepository(root, 'Acme-Labs/bm-nodes', files);
-			expect(changed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CONTRIBUTING.md']));
-			const repo = repositoryOf(root)!;
-			expect(repo.web).toBe('https://github.com/Acme-Labs/bm-nodes');
-			for (const file of files.filter((f) => f.endsWith('.md'))) {
-				expect(read(file, root)).not.toContain(`github.com/${old.owner}/${old.name}`);
-				expect(addressProblems(file, read(file, root), repo)).toEqual([]);
-			}
-			expect(() => setRepository(root, 'not a repository', files)).toThrow(/is not <owner>\/<name>/);
-		} finally {
-			rmSync(root, { recursive: true, force: true });
+		const old = repositoryOf(root)!;
+		const changed = setRepository(root, 'Acme-Labs/bm-nodes', { email: 'nodes@acme-labs.example', files });
+		expect(changed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CONTRIBUTING.md']));
+		const repo = repositoryOf(root)!;
+		expect(repo.web).toBe('https://github.com/Acme-Labs/bm-nodes');
+		for (const file of files.filter((f) => f.endsWith('.md'))) {
+			expect(read(file, root)).not.toContain(`github.com/${old.owner}/${old.name}`);
+			expect(addressProblems(file, read(file, root), repo)).toEqual([]);
 		}
+		expect(() => setRepository(root, 'not a repository', { files })).toThrow(/is not <owner>\/<name>/);
+	});
+
+	it('keeps CONTRIBUTING’s sentence about the placeholder naming the placeholder', () => {
+		const before = placeholderOf(read('CONTRIBUTING.md', root));
+		expect(before).toBe(`${repositoryOf(ROOT)!.owner}/${repositoryOf(ROOT)!.name}`);
+		setRepository(root, 'Acme-Labs/bm-nodes', { email: 'nodes@acme-labs.example', files });
+		expect(placeholderOf(read('CONTRIBUTING.md', root))).toBe(before);
+	});
+
+	it('sets the author e-mail it is given, keeping the author’s name; package.json stays as npm writes it', () => {
+		const { name } = author();
+		setRepository(root, 'Acme-Labs/bm-nodes', { email: 'nodes@acme-labs.example', files });
+		expect(author()).toEqual({ name, email: 'nodes@acme-labs.example' });
+		expect(read('package.json', root)).toBe(`${JSON.stringify(JSON.parse(read('package.json', root)), null, 2)}\n`);
+	});
+
+	it('refuses a new owner without an e-mail while the author e-mail is on the old owner’s domain, changing nothing', () => {
+		expect(author().email.split('@')[1].split('.')[0]).toBe(repositoryOf(root)!.owner);
+		const before = files.map((f) => read(f, root));
+		expect(() => setRepository(root, 'Acme-Labs/bm-nodes', { files })).toThrow(
+			/author e-mail maintainers@n8n-nodes-business-messaging\.dev is on the domain of the old owner n8n-nodes-business-messaging; give the maintainers' e-mail with the new owner: npm run set-repository -- Acme-Labs\/bm-nodes <e-mail>/,
+		);
+		expect(files.map((f) => read(f, root))).toEqual(before);
+		expect(() => setRepository(root, 'Acme-Labs/bm-nodes', { email: 'not an address', files })).toThrow(/is not an e-mail address/);
+	});
+
+	it('needs no e-mail when only the name moves, nor for an e-mail on another domain than the owner’s', () => {
+		const { email } = author();
+		setRepository(root, `${repositoryOf(root)!.owner}/bm-nodes`, { files });
+		expect(author().email).toBe(email);
+		setRepository(root, 'Acme-Labs/bm-nodes', { email: 'maintainers@example.org', files });
+		setRepository(root, 'Other-Owner/bm-nodes', { files });
+		expect(author().email).toBe('maintainers@example.org');
+		expect(repositoryOf(root)!.web).toBe('https://github.com/Other-Owner/bm-nodes');
 	});
 
 	it('the link check reads the address from package.json: the real README resolves', () => {
@@ -163,6 +199,11 @@ describe('the first publish', () => {
 		const i = inputs();
 		i.contributing = i.contributing.replace(/^1\. \*\*Set the repository's address\*\*.*$/m, '1. **Prepare the repository** on GitHub,');
 		expect(firstPublishProblems(i).join('\n')).toMatch(/step 1 does not set the repository/);
+	});
+	it('steps that never say the repository must be public fail', () => {
+		const i = inputs();
+		i.contributing = i.contributing.replace('must be **public**', 'should exist');
+		expect(firstPublishProblems(i).join('\n')).toMatch(/never says must be \*\*public\*\*/);
 	});
 	it('steps naming another secret than the workflow reads fail', () => {
 		const i = inputs();

@@ -1,8 +1,9 @@
 /**
  * What can be checked offline of the first publish and of trusted publishing (CONTRIBUTING.md, "First
- * publish"): the npm in the job's image is new enough for trusted publishing, the steps name the secret and
- * the workflow file the release workflow really uses and start by setting the repository's address, and
- * package.json can be published as it is.
+ * publish") by reading: the npm in the job's image is new enough for trusted publishing, the steps name the
+ * secret and the workflow file the release workflow really uses, start by setting the repository's address and
+ * say the repository must be public, and package.json can be published as it is. The `npm trust` line is held
+ * to the pinned npm in trust.ts; the steps are run in first-publish-dry-run.ts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,6 +43,25 @@ export function nodeChangelog(root: string, nodeVersion: string): string | undef
 	return undefined;
 }
 
+/** The text of CONTRIBUTING.md's "### First publish" (up to the next heading). */
+export function firstPublishSection(contributing: string): string {
+	return section(contributing.replace(/^### /gm, '## '), 'First publish');
+}
+
+/** The commands of the first publish's numbered steps (code spans starting with `npm ` or `git `), in order. */
+export function firstPublishCommands(contributing: string): string[] {
+	const steps = firstPublishSection(contributing)
+		.split(/^(?=\d+\. )/m)
+		.filter((item) => /^\d+\. /.test(item))
+		.map((item) => item.split(/\n\s*\n/)[0]);
+	return steps.flatMap((step) => [...step.matchAll(/`((?:npm|git) [^`]+)`/g)].map(([, command]) => command));
+}
+
+/** The placeholder address that CONTRIBUTING.md's "The repository's address" names (`<owner>/<name>`). */
+export function placeholderOf(contributing: string): string | undefined {
+	return /\bplaceholder: the repository `(?:https:\/\/github\.com\/)?([\w.-]+\/[\w.-]+)`/.exec(section(contributing.replace(/^### /gm, '## '), "The repository's address"))?.[1];
+}
+
 export interface FirstPublishInputs {
 	contributing: string;
 	release: string;
@@ -51,27 +71,31 @@ export interface FirstPublishInputs {
 	nodeChangelog?: string;
 }
 
-export function firstPublishProblems(input: FirstPublishInputs): string[] {
-	const problems: string[] = [];
-	const jobs = (parse(input.test) as { jobs?: Record<string, { container?: { image?: string } }> }).jobs ?? {};
+/** The release image (test.yml's job) and the npm its Node bundles, or why that cannot be told. */
+export function imageNpm(testWorkflow: string, changelog: string | undefined): { image?: string; npm?: string; problem?: string } {
+	const jobs = (parse(testWorkflow) as { jobs?: Record<string, { container?: { image?: string } }> }).jobs ?? {};
 	const image = jobs.test?.container?.image;
 	const nodeVersion = pinnedImageVersion(image).nodeVersion;
-	if (!nodeVersion) problems.push(`the job's image ${image} names no Node version to look up its npm`);
-	else if (!input.nodeChangelog) problems.push(`no changelog of Node ${nodeVersion} under node_modules/node or n8n's install cache (npm ci first)`);
-	else {
-		const npm = bundledNpmVersion(input.nodeChangelog, nodeVersion);
-		if (!npm) problems.push(`Node ${nodeVersion}: no bundled npm version in its changelog`);
-		else if (newer(MIN_NPM_FOR_TRUSTED_PUBLISHING, npm)) problems.push(`${image} bundles npm ${npm}; trusted publishing needs ${MIN_NPM_FOR_TRUSTED_PUBLISHING} or later`);
-	}
+	if (!nodeVersion) return { image, problem: `the job's image ${image} names no Node version to look up its npm` };
+	if (!changelog) return { image, problem: `no changelog of Node ${nodeVersion} under node_modules/node or n8n's install cache (npm ci first)` };
+	const npm = bundledNpmVersion(changelog, nodeVersion);
+	return npm ? { image, npm } : { image, problem: `Node ${nodeVersion}: no bundled npm version in its changelog` };
+}
 
-	const steps = section(input.contributing.replace(/^### /gm, '## '), 'First publish');
+export function firstPublishProblems(input: FirstPublishInputs): string[] {
+	const problems: string[] = [];
+	const { image, npm, problem } = imageNpm(input.test, input.nodeChangelog);
+	if (problem) problems.push(problem);
+	else if (newer(MIN_NPM_FOR_TRUSTED_PUBLISHING, npm!)) problems.push(`${image} bundles npm ${npm}; trusted publishing needs ${MIN_NPM_FOR_TRUSTED_PUBLISHING} or later`);
+
+	const steps = firstPublishSection(input.contributing);
 	if (!steps) problems.push('CONTRIBUTING.md: no "### First publish" section');
 	else {
 		const items = steps.split(/^(?=\d+\. )/m).filter((item) => /^\d+\. /.test(item));
 		if (!/npm run set-repository/.test(items[0] ?? '')) problems.push('CONTRIBUTING.md, First publish: step 1 does not set the repository’s address (npm run set-repository)');
 		const secret = /\bsecrets\.(\w+)/.exec(input.release)?.[1];
 		if (!secret || !steps.includes(`\`${secret}\``)) problems.push(`CONTRIBUTING.md, First publish: does not name the secret the workflow reads (${secret})`);
-		for (const needed of ['`release.yml`', MIN_NPM_FOR_TRUSTED_PUBLISHING, 'Trusted Publisher', 'All packages', 'Read and write', 'disallow tokens']) {
+		for (const needed of ['`release.yml`', MIN_NPM_FOR_TRUSTED_PUBLISHING, 'Trusted Publisher', 'All packages', 'Read and write', 'disallow tokens', 'must be **public**']) {
 			if (!steps.includes(needed)) problems.push(`CONTRIBUTING.md, First publish: never says ${needed}`);
 		}
 		for (const [, tag] of steps.matchAll(/git tag ([^\s`,]+)/g)) if (!/^v\d+\.\d+\.\d+$/.test(tag)) problems.push(`CONTRIBUTING.md, First publish: tag ${tag} would not start the release workflow (v<version>)`);

@@ -1,8 +1,10 @@
 /**
  * Release suite (npm run test:release): what a maintainer needs to hold before pushing a version tag, all of
- * it offline but the lock's re-resolution and the scanner's first install.
+ * it offline but the lock's re-resolution, the scanner's first install and the release image's npm on first use.
  * - The workflows: actionlint, and the rules that keep anything untested from reaching npm (workflows.ts),
- *   their guard steps run against known cases; the first publish as CONTRIBUTING.md writes it (first-publish.ts).
+ *   their guard steps run against known cases; the first publish as CONTRIBUTING.md writes it (first-publish.ts),
+ *   its `npm trust` line against that npm's own help (trust.ts), and its commands run in order on a scratch
+ *   clone (first-publish-dry-run.ts).
  * - Lint: n8n's default config, unchanged, over what ships; `n8n-node cloud-support` eligible (lint.ts).
  * - Installs: the lock agrees with package.json and holds every platform's packages (lockfile.ts).
  * - The docs: the README opens for the user (readme.ts); every version stated against where it is decided
@@ -24,7 +26,10 @@ import { userDocs } from '../../tools/release/release';
 import { repositoryOf } from '../../tools/release/repository';
 import { assert, assertEqual, createReporter, runSuite } from '../e2e/lib/report';
 import { awaitingMeasurement, figureProblems } from './figures';
-import { firstPublishProblems, nodeChangelog } from './first-publish';
+import { firstPublishProblems, imageNpm, nodeChangelog } from './first-publish';
+import { dryRunFirstPublish } from './first-publish-dry-run';
+import { commandDocPath, findPinnedNpm, type PinnedNpm, runNpm } from './pinned-npm';
+import { trustLineProblems } from './trust';
 import { cloudSupportStatus, defaultConfigLint, lintSetupProblems } from './lint';
 import { type Lock, lockProblems, type Manifest } from './lockfile';
 import { readmeProblems } from './readme';
@@ -67,18 +72,18 @@ async function main(): Promise<number> {
 	});
 
 	await report.run({
-		name: 'CI (every push and pull request) and the release run one test job (test.yml): npm ci, then the README’s test command, as .ci/run does; the release checks tag, CHANGELOG and repository before it and publishes with provenance only after it, then n8n’s scanner decides; no if:, no continue-on-error, no wider permissions, one pinned image',
+		name: 'CI (every push and pull request) and the release run one test job (test.yml): npm ci, then the README’s test command, as .ci/run does; the release checks tag, CHANGELOG, repository and its visibility before it and publishes with provenance only after it, then n8n’s scanner decides; no if:, no continue-on-error, no wider permissions, one pinned image',
 		fn: async () => assertEqual(workflowProblems(workflowFiles()), [], 'workflow rules'),
 	});
 
 	await report.run({
-		name: 'the release’s guard steps, run: the npm check refuses npm 11.5.0 and takes 11.5.1; the tag check refuses a wrong tag, an undated or unreleased newest section; the repository check refuses another repository',
+		name: 'the release’s guard steps, run: the npm check refuses npm 11.5.0 and takes 11.5.1; the tag check refuses a wrong tag, an undated or unreleased newest section; the repository check refuses another repository; the visibility check refuses a private or internal repository',
 		timeoutMs: 180_000,
 		fn: async () => assertEqual(guardStepProblems(read('.github/workflows/release.yml')), [], 'guard steps'),
 	});
 
 	await report.run({
-		name: 'the first publish as CONTRIBUTING.md writes it: it starts by setting the repository, names the secret and workflow file the release uses; the job’s image bundles npm 11.5.1 or later (trusted publishing); package.json can be published as it is',
+		name: 'the first publish as CONTRIBUTING.md writes it: it starts by setting the repository, says the repository must be public, names the secret and workflow file the release uses; the job’s image bundles npm 11.5.1 or later (trusted publishing); package.json can be published as it is',
 		fn: async () => {
 			assertEqual(
 				firstPublishProblems({ contributing: read('CONTRIBUTING.md'), release: read('.github/workflows/release.yml'), test: read('.github/workflows/test.yml'), pkg, nodeChangelog: nodeChangelog(REPO_ROOT, pkg.devDependencies?.node ?? '') }),
@@ -86,6 +91,32 @@ async function main(): Promise<number> {
 				'first publish',
 			);
 			assert(pkg.main === undefined || (pkg.files ?? []).some((f) => pkg.main!.startsWith(f)), `package.json: main ${pkg.main} is not in the package`);
+		},
+	});
+
+	let npm: PinnedNpm | undefined;
+	await report.run({
+		name: 'the first publish’s `npm trust` line against the npm the release image bundles: every flag an option of its `npm trust github --help`, the required ones and the publish permission given, the npm version its `npm help trust` needs stated',
+		timeoutMs: 300_000,
+		fn: async () => {
+			const image = imageNpm(read('.github/workflows/test.yml'), nodeChangelog(REPO_ROOT, pkg.devDependencies?.node ?? ''));
+			assert(image.npm, `the release image’s npm: ${image.problem}`);
+			npm = findPinnedNpm(image.npm, image.image!);
+			say(`the release image’s npm: ${npm.version} (${npm.bin})`);
+			const help = runNpm(npm, ['trust', 'github', '--help'], dir).output;
+			const doc = readFileSync(commandDocPath(npm, 'trust'), 'utf8');
+			assertEqual(trustLineProblems({ contributing: read('CONTRIBUTING.md'), help, doc, npmVersion: npm.version, packageName: pkg.name, workflowFile: 'release.yml' }), [], 'npm trust line');
+		},
+	});
+
+	await report.run({
+		name: 'the first publish, dry run: every command of its steps in order on a scratch clone (origin a local bare repository): set-repository and its result, commits, npm run release, the tag and push, then the Release run’s checks and npm publish --dry-run without provenance, and npm trust --dry-run, with the release image’s npm',
+		timeoutMs: 600_000,
+		fn: async () => {
+			assert(npm, 'no npm of the release image (the check above failed)');
+			const { log, problems } = dryRunFirstPublish(REPO_ROOT, npm);
+			for (const line of log) say(line);
+			assertEqual(problems, [], 'first publish, dry run');
 		},
 	});
 

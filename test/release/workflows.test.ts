@@ -151,6 +151,8 @@ describe('a step skipped or replaced', () => {
 	it('the release also on workflow_dispatch', () => expectProblem(mutate('release', (doc) => (doc.on.workflow_dispatch = null)), /only on pushed version tags/));
 	it('the repository check removed', () =>
 		expectProblem(mutate('release', (doc) => (doc.jobs.check.steps = steps(doc, 'check').filter((s) => !String(s.run).includes('repository.url')))), /repository it runs in/));
+	it('the visibility check removed (a private repository would fail only at the publish, after the tests)', () =>
+		expectProblem(mutate('release', (doc) => (doc.jobs.check.steps = steps(doc, 'check').filter((s) => !String(s.run).includes('$VISIBILITY')))), /not public/));
 	it('the tag check removed', () =>
 		expectProblem(mutate('release', (doc) => (doc.jobs.check.steps = steps(doc, 'check').filter((s) => !String(s.run).includes('$TAG')))), /comparing the tag/));
 	it('the npm version check removed', () =>
@@ -181,6 +183,10 @@ describe('the guard steps, changed', () => {
 	it('a tag check that takes "## Unreleased" above the version', () => {
 		const text = releaseWith((doc) => (stepWith(doc, 'check', '$TAG').run = stepWith(doc, 'check', '$TAG').run.replace("grep -m1 '^## ' CHANGELOG.md", "grep -m1 '^## [0-9]' CHANGELOG.md")));
 		expect(guardStepProblems(text, 'tag').join('\n')).toMatch(/Unreleased.*expected failure/);
+	});
+	it('a visibility check that lets a private repository through', () => {
+		const text = releaseWith((doc) => (stepWith(doc, 'check', '$VISIBILITY').run = stepWith(doc, 'check', '$VISIBILITY').run.replace('"$VISIBILITY" != "public"', '"$VISIBILITY" = "internal"')));
+		expect(guardStepProblems(text, 'visibility').join('\n')).toMatch(/private repository: exit 0, expected failure/);
 	});
 	it('a repository check that compares only the name', () => {
 		const text = releaseWith((doc) => (stepWith(doc, 'check', 'repository.url').run = stepWith(doc, 'check', 'repository.url').run.replace('expected="git+https://github.com/$REPOSITORY.git"', 'expected="git+https://github.com/Acme/${REPOSITORY#*/}.git"')));

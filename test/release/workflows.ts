@@ -5,7 +5,7 @@
  *
  *   ci.yml       every push to a branch and every pull request: calls test.yml.
  *   test.yml     `npm ci`, then the README's test command, in a pinned image; called by ci.yml and release.yml.
- *   release.yml  on version tags: check (tag, CHANGELOG, repository) → test (test.yml) → publish.
+ *   release.yml  on version tags: check (tag, CHANGELOG, repository, public) → test (test.yml) → publish.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -181,6 +181,7 @@ function releaseWorkflowRules(release: Workflow, testImage: string | undefined, 
 		const steps = check.steps ?? [];
 		if (!steps.some((s) => s.run?.includes('"$TAG" != "v$version"') && s.run.includes("grep -m1 '^## ' CHANGELOG.md"))) problems.push('release.yml job check: no step comparing the tag with package.json and CHANGELOG.md’s newest section');
 		if (!steps.some((s) => s.env?.REPOSITORY === '${{ github.repository }}' && s.run?.includes('repository.url'))) problems.push('release.yml job check: no step comparing package.json’s repository with the repository it runs in');
+		if (!steps.some((s) => s.env?.VISIBILITY === '${{ github.event.repository.visibility }}' && s.run?.includes('"$VISIBILITY" != "public"'))) problems.push('release.yml job check: no step refusing a repository that is not public (npm accepts provenance only from a public one)');
 		if (mentionsSecrets(check)) problems.push('release.yml job check: uses secrets');
 	}
 
@@ -278,14 +279,14 @@ export function runStep(script: string, options: { files?: Record<string, string
 /**
  * The release's guard steps run against cases with known answers: the npm check refuses 11.5.0 and takes
  * 11.5.1; the tag check refuses a wrong tag and an undated or unreleased newest CHANGELOG section; the
- * repository check refuses another repository. [] when every case comes out right; `only` runs one guard.
+ * repository check refuses another repository; the visibility check refuses all but a public repository. [] when every case comes out right; `only` runs one guard.
  */
-export function guardStepProblems(releaseText: string, only?: 'npm' | 'tag' | 'repository'): string[] {
+export function guardStepProblems(releaseText: string, only?: 'npm' | 'tag' | 'repository' | 'visibility'): string[] {
 	const problems: string[] = [];
 	const expect = (what: string, code: number, ok: boolean) => {
 		if ((code === 0) !== ok) problems.push(`release.yml: ${what}: exit ${code}, expected ${ok ? 'success' : 'failure'}`);
 	};
-	const guard = (name: 'npm' | 'tag' | 'repository', job: string, marker: string, cases: (script: string) => void) => {
+	const guard = (name: 'npm' | 'tag' | 'repository' | 'visibility', job: string, marker: string, cases: (script: string) => void) => {
 		if (only && only !== name) return;
 		const script = stepScript(releaseText, job, marker);
 		if (script) cases(script);
@@ -316,6 +317,11 @@ export function guardStepProblems(releaseText: string, only?: 'npm' | 'tag' | 'r
 		repoCase('acme/n8n-nodes-x', true, ' (GitHub names are case-insensitive)');
 		repoCase('someone/n8n-nodes-x', false);
 		repoCase('Acme/n8n-nodes-x-fork', false);
+	});
+	guard('visibility', 'check', '$VISIBILITY', (script) => {
+		for (const [visibility, ok] of [['public', true], ['private', false], ['internal', false], ['', false]] as const) {
+			expect(`the visibility check for a ${visibility || 'visibility-less'} repository`, runStep(script, { env: { VISIBILITY: visibility } }), ok);
+		}
 	});
 	return problems;
 }
