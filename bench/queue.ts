@@ -224,8 +224,7 @@ export async function benchQueue(dir: string, log: (line: string) => void, event
 			removeDuplicatesWorkflow('bench', credential, hooks.removeDup),
 			webhookNodeWorkflow('qhook'),
 		],
-		publish: (workflows) => workflows.slice(0, 3).map((w) => w.id),
-		activate: (workflows) => [workflows[3].id],
+		activate: (workflows) => workflows.slice(0, 4).map((w) => w.id),
 	});
 	try {
 		const t = targets(stack.workflows);

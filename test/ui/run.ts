@@ -123,10 +123,12 @@ async function main(): Promise<number> {
 				]),
 				...conversationUiWorkflows(credential, extraCredentials[OTHER_SECRET_CREDENTIAL]),
 			],
-			// Send Test Event runs on request through its Webhook node; the trigger that resumes waiting runs.
-			publish: (workflows) => [workflows[6].id, ...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger')).map((w) => w.id)],
-			// The answer page's questions start through their Webhook nodes.
-			activate: (workflows) => workflows.filter((w) => w.name.includes('send and wait')).map((w) => w.id),
+			// Send Test Event runs on request through its Webhook node; the trigger that resumes waiting runs; the
+			// answer page's questions start through their Webhook nodes.
+			activate: (workflows) => [
+				workflows[6].id,
+				...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger') || w.name.includes('send and wait')).map((w) => w.id),
+			],
 		});
 	} catch (error) {
 		report.result('set-up: n8n with the package and the sandbox', false, String(error));

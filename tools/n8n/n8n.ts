@@ -4,7 +4,7 @@
  * and the demo: each fact about n8n lives here once. Facts measured in /work/shared/notes/real-n8n.md.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { freePort, run, startProcess, type Started, waitFor } from './proc';
@@ -237,17 +237,21 @@ export class N8n {
 		};
 	}
 
-	/** Installs a packed community package into `<home>/.n8n/nodes`, where n8n loads it at start. */
+	/**
+	 * Puts a packed community package where n8n loads it at start, `<home>/.n8n/nodes/node_modules/<name>`, and
+	 * names it in that folder's package.json, as `npm install <tarball> --omit=peer` there would: the package has
+	 * no dependencies, so unpacking is all that install does (test:install installs through Community Nodes).
+	 */
 	async installPackage(tarball: string): Promise<void> {
 		const nodesDir = join(this.home, '.n8n/nodes');
-		if (!existsSync(join(nodesDir, 'package.json'))) {
-			writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
-		}
-		await run(
-			'npm',
-			['install', tarball, '--omit=dev', '--omit=peer', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'],
-			{ cwd: nodesDir, timeoutMs: 300_000 },
-		);
+		const target = join(nodesDir, 'node_modules', PACKAGE_NAME);
+		rmSync(target, { recursive: true, force: true });
+		mkdirSync(target, { recursive: true });
+		await run('tar', ['-xzf', tarball, '-C', target, '--strip-components=1'], { timeoutMs: 60_000 });
+		const manifest = JSON.parse(readFileSync(join(target, 'package.json'), 'utf8')) as { name: string; dependencies?: object };
+		if (manifest.name !== PACKAGE_NAME || manifest.dependencies) throw new Error(`${tarball}: expected ${PACKAGE_NAME} without dependencies`);
+		const dependencies = { [PACKAGE_NAME]: `file:${tarball}` };
+		writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies }, null, 2));
 	}
 
 	/** Runs one n8n CLI command to completion. Each gets its own task-broker port (a server may hold one). */
@@ -279,13 +283,6 @@ export class N8n {
 	async importWorkflows(workflows: unknown[]) {
 		const file = this.writeInput(`workflows-${Date.now()}.json`, workflows);
 		await this.cli(['import:workflow', `--input=${file}`]);
-	}
-
-	/** `n8n publish:workflow` (1.x: `update:workflow --active=true`): active from the next server start. */
-	async publish(workflowId: string) {
-		await this.cli(
-			this.features.publishCommand ? ['publish:workflow', `--id=${workflowId}`] : ['update:workflow', `--id=${workflowId}`, '--active=true'],
-		);
 	}
 
 	/** Offline load check: the node types n8n sees, from `n8n export:nodes`. */

@@ -17,9 +17,7 @@ const VERDACCIO_BIN = join(TOOLS_DIR, 'node_modules/verdaccio/bin/verdaccio');
 
 /** Installs the pinned tools from their lock file the first time (outside the namespace: it needs the registry). */
 export async function installTools(): Promise<void> {
-	if (!existsSync(VERDACCIO_BIN) || !existsSync(join(TOOLS_DIR, 'node_modules/@n8n/scan-community-package'))) {
-		await run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: TOOLS_DIR, timeoutMs: 600_000 });
-	}
+	await run('bash', [join(REPO_ROOT, 'scripts/install-npm-tools.sh')], { onStderrLine: (line) => process.stderr.write(`${line}\n`), timeoutMs: 600_000 });
 }
 
 /** n8n's default registry (community-packages.service.js); only this one works without an enterprise licence. */

@@ -60,8 +60,6 @@ export function selectedN8nVersion(): string {
 }
 
 export interface N8nFeatures {
-	/** `n8n publish:workflow` exists (2.x); 1.x activates with `update:workflow --active=true`. */
-	publishCommand: boolean;
 	/** N8N_INSTANCE_OWNER_* create the owner at start; otherwise the owner is set up through POST /rest/owner/setup. */
 	ownerFromEnv: boolean;
 	/** N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV (declarative community packages). */
@@ -105,7 +103,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 	const agentNode = join(installDir, 'node_modules/@n8n/n8n-nodes-langchain/dist/nodes/agents/Agent/Agent.node.js');
 	const modulesList = /MODULE_NAMES = \[([^\]]*)\]/.exec(modulesFile)?.[1] ?? '';
 	return {
-		publishCommand: existsSync(join(n8nDist, 'commands/publish')),
 		ownerFromEnv: ownerConfig.includes('N8N_INSTANCE_OWNER_MANAGED_BY_ENV'),
 		communityPackagesFromEnv: ownerConfig.includes('N8N_COMMUNITY_PACKAGES_MANAGED_BY_ENV'),
 		modules: [...modulesList.matchAll(/'([^']+)'/g)].map((m) => m[1]),
