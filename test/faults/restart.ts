@@ -128,6 +128,12 @@ export async function runRestartSequences(
 			return { sequence, workflowId, url, ids, bodies: ids.map((id) => messageEvent(id)), before: await latestExecutionId(n8n, workflowId), problems: [] as string[] };
 		}),
 	);
+	let t = Date.now();
+	const lap = () => {
+		const s = ((Date.now() - t) / 1000).toFixed(1);
+		t = Date.now();
+		return `${s} s`;
+	};
 	for (const run of runs) {
 		sent(run.ids);
 		for (const [n, body] of run.bodies.entries()) {
@@ -139,18 +145,21 @@ export async function runRestartSequences(
 			if (answer.status !== run.sequence.closingStatus) run.problems.push(`the closing request was answered ${answer.status} ${answer.body}, not ${run.sequence.closingStatus}`);
 		}
 	}
+	log(`restart cases: ${runs.length * RESTART_EVENTS} events and the closing requests sent in ${lap()}`);
 	const exited = n8n.exited;
 	signal(n8n, kill);
 	await exited;
 	await n8n.start();
 	await publicApiUp(n8n);
-	log(`restart cases: ${kill} and restart done; re-sending ${runs.length * RESTART_EVENTS} events`);
+	log(`restart cases: ${kill} and restart done in ${lap()}; re-sending ${runs.length * RESTART_EVENTS} events`);
 	const outcomes: RestartOutcome[] = [];
 	for (const run of runs) {
 		await registered(run.url);
 		let unanswered = 0;
 		for (const body of run.bodies) if ((await signedEvent(run.url, secret, body)).status !== 200) unanswered++;
-		const { runsOf } = await lookUp(n8n, run.workflowId, run.before, run.ids);
+		log(`restart cases, ${run.sequence.key}: re-sent in ${lap()}`);
+		const { runsOf } = await lookUp(n8n, run.workflowId, run.before, run.ids, log);
+		log(`restart cases, ${run.sequence.key}: looked up in ${lap()}`);
 		const counts = run.ids.map((id) => runsOf.get(id)?.length ?? 0);
 		outcomes.push({
 			sequence: run.sequence,

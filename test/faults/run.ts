@@ -19,6 +19,7 @@
  * npm run test:faults  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex selects
  * cases by their name, e.g. "2.3.6 regular SIGKILL" or "network"; a filter that matches no case fails.)
  */
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
@@ -173,9 +174,12 @@ async function networkCases(report: Reporter, r: Running): Promise<void> {
 			await registered(url);
 			const before = await latestExecutionId(r.stack.n8n, workflowId);
 			const tag = `${deploymentKey(r.d)}-${i}-${Date.now()}`;
+			const t0 = Date.now();
 			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
+			const t1 = Date.now();
 			sent(outcome.ids);
-			const { runsOf } = await lookUp(r.stack.n8n, workflowId, before, outcome.ids);
+			const { runsOf } = await lookUp(r.stack.n8n, workflowId, before, outcome.ids, r.log);
+			r.log(`${name}: sent in ${t1 - t0} ms, looked up in ${Date.now() - t1} ms`);
 			const problems: string[] = [];
 			for (const resend of outcome.resends) {
 				if (resend.status < 200 || resend.status >= 300) {
@@ -327,7 +331,7 @@ async function main(): Promise<number> {
 			report.check(setUp, false, errorText(error));
 		} finally {
 			await running?.stack.stop();
-			log(`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)}`);
+			log(`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
 		}
 	}
 
@@ -337,7 +341,7 @@ async function main(): Promise<number> {
 	report.check(`every event sent had an id of its own: ${distinct} ids for ${ledger.sends} events`, distinct === ledger.sends, 'cases sent events under ids already used, so one lookup would count for another');
 	const lookedUp = [...ledger.sent].filter((id) => ledger.lookedUp.has(id)).length;
 	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${distinct}`, distinct > 0 && lookedUp === distinct, `${distinct - lookedUp} events sent were never looked up`);
-	log(`whole suite ${formatElapsed(Date.now() - started)}`);
+	log(`whole suite ${formatElapsed(Date.now() - started)} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
 	const totals = report.totals();
 	logs.close(totals.failed > 0);
 	process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
