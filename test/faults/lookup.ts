@@ -8,6 +8,8 @@ import { sleep, waitFor } from '../../tools/n8n/proc';
 
 /** Executions are settled when their ids and statuses stay the same this long. */
 const QUIET_MS = 5_000;
+/** How often the executions are listed while they settle (a list without data: a few ms per 100 executions). */
+const SETTLE_POLL_MS = 250;
 const SETTLE_TIMEOUT_MS = 240_000;
 
 /** Events sent (how many, and their message ids) and looked up by the whole suite. */
@@ -50,7 +52,7 @@ export async function settled(reader: N8n, workflowId: string, afterId: number, 
 			return;
 		}
 		if (Date.now() > deadline) throw new Error(`executions still changing ${SETTLE_TIMEOUT_MS / 1000} s after the last request`);
-		await sleep(1000);
+		await sleep(SETTLE_POLL_MS);
 	}
 }
 

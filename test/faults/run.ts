@@ -163,39 +163,62 @@ async function ensureUp(r: Running): Promise<void> {
 	if (await isDown(r.target)) await r.target.start({ command: r.command }).catch(() => undefined);
 }
 
+/**
+ * The network cases one after another on the trigger at default settings, then one look-up of all their
+ * events: nothing is killed between them, so one settling of the workflow's executions serves them all.
+ */
 async function networkCases(report: Reporter, r: Running): Promise<void> {
 	const receiver = r.list.find((x) => x.title === TITLES.default)!;
 	const workflowId = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!.id;
 	const url = `${r.target.baseUrl}${receiver.path}`;
-	for (const [i, fault] of NETWORK_FAULTS.entries()) {
-		const name = networkName(r.d, fault.name);
-		if (!chosenIn(r.d, name)) continue;
+	const chosen = NETWORK_FAULTS.map((fault, i) => ({ fault, i, name: networkName(r.d, fault.name) })).filter((c) => chosenIn(r.d, c.name));
+	if (chosen.length === 0) return;
+	const done: Array<{ name: string; outcome: Awaited<ReturnType<typeof runNetworkFault>> }> = [];
+	let before: number;
+	try {
+		await registered(url);
+		before = await latestExecutionId(r.stack.n8n, workflowId);
+	} catch (error) {
+		for (const c of chosen) report.result(c.name, false, errorText(error));
+		return;
+	}
+	for (const { fault, i, name } of chosen) {
 		try {
-			await registered(url);
-			const before = await latestExecutionId(r.stack.n8n, workflowId);
-			const tag = `${deploymentKey(r.d)}-${i}-${Date.now()}`;
 			const t0 = Date.now();
+			const tag = `${deploymentKey(r.d)}-${i}-${Date.now()}`;
 			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
-			const t1 = Date.now();
 			sent(outcome.ids);
-			const { runsOf } = await lookUp(r.stack.n8n, workflowId, before, outcome.ids, r.log);
-			r.log(`${name}: sent in ${t1 - t0} ms, looked up in ${Date.now() - t1} ms`);
-			const problems: string[] = [];
-			for (const resend of outcome.resends) {
-				if (resend.status < 200 || resend.status >= 300) {
-					problems.push(`the re-send of ${resend.id} was answered ${resend.status || `nothing within ${RESEND_ANSWER_MS} ms`}${resend.error ? ` (${resend.error})` : ''}`);
-				}
-			}
-			for (const id of outcome.ids) {
-				const runs = runsOf.get(id)!.length;
-				if (runs !== 1) problems.push(`${id} ran ${runs} times`);
-			}
-			const slowest = Math.max(...outcome.resends.map((x) => x.ms));
-			report.result(`${name}: ${outcome.ids.length} events, each re-send answered ${outcome.resends.filter((x) => x.status === 200).length} of ${outcome.resends.length} (slowest ${slowest} ms), runs ${outcome.ids.map((id) => runsOf.get(id)!.length).join(' ')}`, problems.length === 0, problems.join('\n'));
+			done.push({ name, outcome });
+			r.log(`${name}: sent in ${Date.now() - t0} ms`);
 		} catch (error) {
 			report.result(name, false, errorText(error));
 			await ensureUp(r);
 		}
+	}
+	if (done.length === 0) return;
+	let runsOf: Map<string, string[]>;
+	try {
+		const t0 = Date.now();
+		runsOf = (await lookUp(r.stack.n8n, workflowId, before, done.flatMap((d) => d.outcome.ids), r.log)).runsOf;
+		r.log(`network cases: ${done.length} looked up in ${Date.now() - t0} ms`);
+	} catch (error) {
+		for (const { name } of done) report.result(name, false, errorText(error));
+		await ensureUp(r);
+		return;
+	}
+	for (const { name, outcome } of done) {
+		const problems: string[] = [];
+		for (const resend of outcome.resends) {
+			if (resend.status < 200 || resend.status >= 300) {
+				problems.push(`the re-send of ${resend.id} was answered ${resend.status || `nothing within ${RESEND_ANSWER_MS} ms`}${resend.error ? ` (${resend.error})` : ''}`);
+			}
+		}
+		for (const id of outcome.ids) {
+			const runs = runsOf.get(id)!.length;
+			if (runs !== 1) problems.push(`${id} ran ${runs} times`);
+		}
+		const slowest = Math.max(...outcome.resends.map((x) => x.ms));
+		report.result(`${name}: ${outcome.ids.length} events, each re-send answered ${outcome.resends.filter((x) => x.status === 200).length} of ${outcome.resends.length} (slowest ${slowest} ms), runs ${outcome.ids.map((id) => runsOf.get(id)!.length).join(' ')}`, problems.length === 0, problems.join('\n'));
 	}
 }
 
