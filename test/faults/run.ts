@@ -19,6 +19,7 @@
  * npm run test:faults  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex selects
  * cases by their name, e.g. "2.3.6 regular SIGKILL" or "network"; a filter that matches no case fails.)
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
@@ -32,7 +33,7 @@ import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workf
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
-import { type Deployment, DEPLOYMENTS, deploymentKey, prefix } from './deployments';
+import { type Deployment, DEPLOYMENTS, deploymentKey, prefix, takesOver } from './deployments';
 import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
@@ -139,6 +140,19 @@ function caseReporter() {
 type Reporter = ReturnType<typeof caseReporter>;
 
 const errorText = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error));
+
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+
+/**
+ * CPU seconds of this process and of its children that have exited (the n8n processes after each stop or
+ * kill; /proc/self/stat's utime, stime, cutime, cstime at 100 ticks a second): how much of the machine a
+ * deployment keeps busy.
+ */
+function cpuSeconds(): { own: number; children: number } {
+	const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+	const ticks = (i: number) => Number(fields[i - 3]);
+	return { own: (ticks(14) + ticks(15)) / 100, children: (ticks(16) + ticks(17)) / 100 };
+}
 
 async function isDown(p: N8n): Promise<boolean> {
 	try {
@@ -300,6 +314,17 @@ async function settingCheck(report: Reporter, r: Running, when: string): Promise
 	}
 }
 
+/**
+ * The next deployment on the previous one's n8n: stopped, given the setting and started again (its
+ * workflows stay active, its API key stays valid); only the receivers the deployment's cases use are its own.
+ */
+async function takeOver(from: Running, d: Deployment): Promise<Running> {
+	await from.target.stop();
+	from.target.setEnv(d.setting.env);
+	await from.target.start({ command: from.command });
+	return { ...from, d, list: from.list.filter((r) => !d.killsOnly || r.title === TITLES.default) };
+}
+
 async function startDeployment(d: Deployment, dir: string, log: (line: string) => void): Promise<Running> {
 	let list: Receiver[] = [];
 	const options = {
@@ -335,28 +360,41 @@ async function main(): Promise<number> {
 	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
+	let previous: Running | undefined;
 	for (const d of DEPLOYMENTS) {
 		if (!caseNames(d).some(selected)) continue;
 		const deploymentStarted = Date.now();
+		const cpuBefore = cpuSeconds();
 		const processes = d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)';
 		const active = d.killsOnly ? 'the trigger active' : "the receivers and the restart cases' triggers active";
-		const setUp = `set-up, ${prefix(d)}: ${processes}, ${active}, the sandbox`;
+		const reused = previous && takesOver(previous.d, d) ? previous : undefined;
+		const setUp = reused
+			? `set-up, ${prefix(d)}: the n8n of ${prefix(reused.d)} restarted with ${d.setting.title}, ${active}`
+			: `set-up, ${prefix(d)}: ${processes}, ${active}, the sandbox`;
+		if (!reused) await previous?.stack.stop();
+		previous = undefined;
 		let running: Running | undefined;
 		try {
-			running = await startDeployment(d, dir, log);
+			running = reused ? await takeOver(reused, d) : await startDeployment(d, dir, log);
 			report.check(setUp, true);
 			await settingCheck(report, running, '');
 			await networkCases(report, running);
 			await restartCases(report, running);
 			await burstCases(report, running);
 			await settingCheck(report, running, ', also after its restarts');
+			previous = running;
 		} catch (error) {
 			report.check(setUp, false, errorText(error));
+			await (running ?? reused)?.stack.stop();
 		} finally {
-			await running?.stack.stop();
-			log(`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+			const cpu = cpuSeconds();
+			const wall = (Date.now() - deploymentStarted) / 1000;
+			log(
+				`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)} (load average ${load()}; CPU: suite ${(cpu.own - cpuBefore.own).toFixed(0)} s, exited children ${(cpu.children - cpuBefore.children).toFixed(0)} s, in ${wall.toFixed(0)} s)`,
+			);
 		}
 	}
+	await previous?.stack.stop();
 
 	await stopAll();
 	report.check(`the suite ran cases: ${report.cases()} of ${chosen.length} chosen`, report.cases() > 0 && report.cases() === chosen.length);
@@ -364,7 +402,7 @@ async function main(): Promise<number> {
 	report.check(`every event sent had an id of its own: ${distinct} ids for ${ledger.sends} events`, distinct === ledger.sends, 'cases sent events under ids already used, so one lookup would count for another');
 	const lookedUp = [...ledger.sent].filter((id) => ledger.lookedUp.has(id)).length;
 	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${distinct}`, distinct > 0 && lookedUp === distinct, `${distinct - lookedUp} events sent were never looked up`);
-	log(`whole suite ${formatElapsed(Date.now() - started)} (load average ${loadavg().map((x) => x.toFixed(2)).join(' ')})`);
+	log(`whole suite ${formatElapsed(Date.now() - started)} (load average ${load()})`);
 	const totals = report.totals();
 	logs.close(totals.failed > 0);
 	process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
