@@ -16,10 +16,10 @@
  *   retry must be answered 2xx within seconds and the event run once;
  * - restart (regular mode): what a restart keeps of the duplicate store after each kind of request.
  * Every event sent is looked up in n8n's executions; the closing line compares the counts.
+ * Two deployments run at a time (FAULTS_LANES=1: one after another), each on its own ports, folder and sandbox.
  * npm run test:faults  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex selects
  * cases by their name, e.g. "2.3.6 regular SIGKILL" or "network"; a filter that matches no case fails.)
  */
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
@@ -33,7 +33,7 @@ import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workf
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
-import { type Deployment, DEPLOYMENTS, deploymentKey, prefix, takesOver } from './deployments';
+import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
 import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
@@ -143,17 +143,6 @@ const errorText = (error: unknown) => (error instanceof Error ? (error.stack ?? 
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 
-/**
- * CPU seconds of this process and of its children that have exited (the n8n processes after each stop or
- * kill; /proc/self/stat's utime, stime, cutime, cstime at 100 ticks a second): how much of the machine a
- * deployment keeps busy.
- */
-function cpuSeconds(): { own: number; children: number } {
-	const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
-	const ticks = (i: number) => Number(fields[i - 3]);
-	return { own: (ticks(14) + ticks(15)) / 100, children: (ticks(16) + ticks(17)) / 100 };
-}
-
 async function isDown(p: N8n): Promise<boolean> {
 	try {
 		return !(await fetch(`${p.baseUrl}/healthz`)).ok;
@@ -203,7 +192,7 @@ async function networkCases(report: Reporter, r: Running): Promise<void> {
 			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
 			sent(outcome.ids);
 			done.push({ name, outcome });
-			r.log(`${name}: sent in ${Date.now() - t0} ms`);
+			r.log(`network: ${fault.name}: sent in ${Date.now() - t0} ms`);
 		} catch (error) {
 			report.result(name, false, errorText(error));
 			await ensureUp(r);
@@ -274,7 +263,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					path: receiver.path,
 					secret: r.stack.sandbox.credentials.webhookSecret,
 					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
-					log: (line: string) => r.log(`${name}: ${line}`),
+					log: (line: string) => r.log(`${kill}, ${receiver.title}: ${line}`),
 				};
 				const f = kill === 'SIGSTOP' ? await burstAndStall({ ...round, kill }) : await burstAndKill({ ...round, kill });
 				const problems: string[] = [];
@@ -349,22 +338,31 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 	return { d, stack, list, target: stack.n8n, command: 'start', log };
 }
 
-async function main(): Promise<number> {
-	const started = Date.now();
-	const report = caseReporter();
-	const log = (line: string) => process.stdout.write(`# ${line}\n`);
-	const logs = logsFolder('faults', log);
-	const { dir } = logs;
-	const all = DEPLOYMENTS.flatMap(caseNames);
-	const chosen = all.filter(selected);
-	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
-	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
+/** How many deployments run side by side (FAULTS_LANES, default 2): each n8n's work on a burst is bound by its one main thread. */
+const LANES = Math.max(1, Number(process.env.FAULTS_LANES ?? 2) || 1);
 
+/**
+ * The deployments in groups that run in one lane, one after another: a deployment that takes over the one
+ * before it (deployments.ts) stays with it. The heaviest groups first (cases, queue mode's twice: five n8n
+ * processes per burst), so the lanes end close together.
+ */
+function laneOrder(deployments: Deployment[]): Deployment[][] {
+	const groups: Deployment[][] = [];
+	for (const d of deployments) {
+		const last = groups.at(-1);
+		if (last && takesOver(last.at(-1)!, d)) last.push(d);
+		else groups.push([d]);
+	}
+	const weight = (g: Deployment[]) => g.reduce((sum, d) => sum + caseNames(d).filter(selected).length * (d.mode === 'queue' ? 2 : 1), 0);
+	return groups.map((g, i) => ({ g, i })).sort((a, b) => weight(b.g) - weight(a.g) || a.i - b.i).map((x) => x.g);
+}
+
+/** One lane's group of deployments: set up (or taken over), their cases, stopped. */
+async function runGroup(group: Deployment[], report: Reporter, dir: string, log: (line: string) => void): Promise<void> {
 	let previous: Running | undefined;
-	for (const d of DEPLOYMENTS) {
-		if (!caseNames(d).some(selected)) continue;
+	for (const d of group) {
 		const deploymentStarted = Date.now();
-		const cpuBefore = cpuSeconds();
+		const dlog = (line: string) => log(`${prefix(d)}: ${line}`);
 		const processes = d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)';
 		const active = d.killsOnly ? 'the trigger active' : "the receivers and the restart cases' triggers active";
 		const reused = previous && takesOver(previous.d, d) ? previous : undefined;
@@ -375,7 +373,7 @@ async function main(): Promise<number> {
 		previous = undefined;
 		let running: Running | undefined;
 		try {
-			running = reused ? await takeOver(reused, d) : await startDeployment(d, dir, log);
+			running = reused ? { ...(await takeOver(reused, d)), log: dlog } : await startDeployment(d, dir, dlog);
 			report.check(setUp, true);
 			await settingCheck(report, running, '');
 			await networkCases(report, running);
@@ -387,14 +385,32 @@ async function main(): Promise<number> {
 			report.check(setUp, false, errorText(error));
 			await (running ?? reused)?.stack.stop();
 		} finally {
-			const cpu = cpuSeconds();
-			const wall = (Date.now() - deploymentStarted) / 1000;
-			log(
-				`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)} (load average ${load()}; CPU: suite ${(cpu.own - cpuBefore.own).toFixed(0)} s, exited children ${(cpu.children - cpuBefore.children).toFixed(0)} s, in ${wall.toFixed(0)} s)`,
-			);
+			dlog(`${formatElapsed(Date.now() - deploymentStarted)} (load average ${load()})`);
 		}
 	}
 	await previous?.stack.stop();
+}
+
+async function main(): Promise<number> {
+	const started = Date.now();
+	const report = caseReporter();
+	const log = (line: string) => process.stdout.write(`# ${line}\n`);
+	const logs = logsFolder('faults', log);
+	const { dir } = logs;
+	const all = DEPLOYMENTS.flatMap(caseNames);
+	const chosen = all.filter(selected);
+	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
+	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
+
+	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));
+	const lanes = Math.min(LANES, groups.length);
+	if (lanes > 1) log(`${lanes} deployments at a time (FAULTS_LANES=${LANES}): ${groups.map((g) => g.map(deploymentLabel).join(' → ')).join('; ')}`);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: lanes }, async () => {
+			while (next < groups.length) await runGroup(groups[next++], report, dir, log);
+		}),
+	);
 
 	await stopAll();
 	report.check(`the suite ran cases: ${report.cases()} of ${chosen.length} chosen`, report.cases() > 0 && report.cases() === chosen.length);
