@@ -153,14 +153,20 @@ async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeout
 	const answers: Answer[] = new Array(EVENTS);
 	let acknowledged = 0;
 	let disrupted = false;
+	const t0 = Date.now();
+	let disruptedAt = 0;
+	let sentBefore = 0;
 	await pool(EVENTS, CONCURRENCY, async (n) => {
 		answers[n] = await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs);
 		if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !disrupted) {
 			disrupted = true;
+			disruptedAt = Date.now();
+			sentBefore = n + 1;
 			disrupt();
 		}
 		if (disrupted && !is2xx(answers[n])) await afterDisruption?.(n);
 	});
+	r.log(`burst phases: ${KILL_AFTER} answered 2xx (about ${sentBefore} sent) in ${((disruptedAt - t0) / 1000).toFixed(1)} s; the rest of the burst ${((Date.now() - disruptedAt) / 1000).toFixed(1)} s`);
 	if (!disrupted) throw new Error(`only ${acknowledged} of ${EVENTS} events were answered 2xx; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
 	return answers;
 }
@@ -224,7 +230,7 @@ async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[],
 	await pool(resend.length, CONCURRENCY, async (i) => await service.retry(resend[i]));
 	r.log(`${resend.length} re-sent in ${lap()}`);
 
-	const { runsOf, unattributed } = await lookUp(r.reader, r.workflowId, events.before, ids);
+	const { runsOf, unattributed } = await lookUp(r.reader, r.workflowId, events.before, ids, r.log);
 	r.log(`executions settled and looked up in ${lap()}`);
 	let lost = 0;
 	let unfinished = 0;

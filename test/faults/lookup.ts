@@ -8,6 +8,8 @@ import { sleep, waitFor } from '../../tools/n8n/proc';
 
 /** Executions are settled when their ids and statuses stay the same this long. */
 const QUIET_MS = 5_000;
+/** How often the executions are listed while they settle (a list without data: a few ms per 100 executions). */
+const SETTLE_POLL_MS = 250;
 const SETTLE_TIMEOUT_MS = 240_000;
 
 /** Events sent (how many, and their message ids) and looked up by the whole suite. */
@@ -28,19 +30,29 @@ export async function publicApiUp(reader: N8n): Promise<void> {
 }
 
 /** Waits until the workflow's executions after `afterId` stop changing. */
-export async function settled(reader: N8n, workflowId: string, afterId: number): Promise<void> {
+export async function settled(reader: N8n, workflowId: string, afterId: number, log?: (line: string) => void): Promise<void> {
+	const t0 = Date.now();
 	await publicApiUp(reader);
+	const apiUp = Date.now();
 	const deadline = Date.now() + SETTLE_TIMEOUT_MS;
 	let last = '';
 	let stableSince = Date.now();
+	let polls = 0;
+	let pollMs = 0;
 	for (;;) {
+		const p0 = Date.now();
 		const snapshot = JSON.stringify((await executionsSince(reader, workflowId, afterId)).map((e) => [e.id, e.status]));
+		polls++;
+		pollMs += Date.now() - p0;
 		if (snapshot !== last) {
 			last = snapshot;
 			stableSince = Date.now();
-		} else if (Date.now() - stableSince >= QUIET_MS) return;
+		} else if (Date.now() - stableSince >= QUIET_MS) {
+			log?.(`settle: public API ${apiUp - t0} ms, ${polls} polls (${pollMs} ms listing), last change ${stableSince - apiUp} ms after the API answered, settled ${Date.now() - t0} ms`);
+			return;
+		}
 		if (Date.now() > deadline) throw new Error(`executions still changing ${SETTLE_TIMEOUT_MS / 1000} s after the last request`);
-		await sleep(1000);
+		await sleep(SETTLE_POLL_MS);
 	}
 }
 
@@ -55,12 +67,15 @@ export interface Lookup {
  * Once the executions settled, each event's executions (every event carries its message id
  * `wamid.queue.<id>` in its data: the trigger's output, or the stack still to run). Counts them as looked up.
  */
-export async function lookUp(reader: N8n, workflowId: string, afterId: number, ids: string[]): Promise<Lookup> {
-	await settled(reader, workflowId, afterId);
+export async function lookUp(reader: N8n, workflowId: string, afterId: number, ids: string[], log?: (line: string) => void): Promise<Lookup> {
+	await settled(reader, workflowId, afterId, log);
 	const wanted = new Set(ids);
 	const runsOf = new Map<string, string[]>(ids.map((id) => [id, []]));
 	let unattributed = 0;
-	for (const e of await executionsSince(reader, workflowId, afterId, true)) {
+	const l0 = Date.now();
+	const executions = await executionsSince(reader, workflowId, afterId, true);
+	log?.(`listing ${executions.length} executions with their data: ${Date.now() - l0} ms`);
+	for (const e of executions) {
 		const found = new Set([...JSON.stringify(e.data ?? {}).matchAll(/wamid\.queue\.([\w.-]+)/g)].map((m) => m[1]).filter((id) => wanted.has(id)));
 		if (found.size === 0) unattributed++;
 		for (const id of found) runsOf.get(id)!.push(e.status);

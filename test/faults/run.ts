@@ -16,9 +16,11 @@
  *   retry must be answered 2xx within seconds and the event run once;
  * - restart (regular mode): what a restart keeps of the duplicate store after each kind of request.
  * Every event sent is looked up in n8n's executions; the closing line compares the counts.
+ * Two deployments run at a time (FAULTS_LANES=1: one after another), each on its own ports, folder and sandbox.
  * npm run test:faults  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex selects
  * cases by their name, e.g. "2.3.6 regular SIGKILL" or "network"; a filter that matches no case fails.)
  */
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
@@ -31,7 +33,7 @@ import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workf
 import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
-import { type Deployment, DEPLOYMENTS, deploymentKey, prefix } from './deployments';
+import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
 import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
@@ -139,6 +141,8 @@ type Reporter = ReturnType<typeof caseReporter>;
 
 const errorText = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
+const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+
 async function isDown(p: N8n): Promise<boolean> {
 	try {
 		return !(await fetch(`${p.baseUrl}/healthz`)).ok;
@@ -162,36 +166,62 @@ async function ensureUp(r: Running): Promise<void> {
 	if (await isDown(r.target)) await r.target.start({ command: r.command }).catch(() => undefined);
 }
 
+/**
+ * The network cases one after another on the trigger at default settings, then one look-up of all their
+ * events: nothing is killed between them, so one settling of the workflow's executions serves them all.
+ */
 async function networkCases(report: Reporter, r: Running): Promise<void> {
 	const receiver = r.list.find((x) => x.title === TITLES.default)!;
 	const workflowId = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!.id;
 	const url = `${r.target.baseUrl}${receiver.path}`;
-	for (const [i, fault] of NETWORK_FAULTS.entries()) {
-		const name = networkName(r.d, fault.name);
-		if (!chosenIn(r.d, name)) continue;
+	const chosen = NETWORK_FAULTS.map((fault, i) => ({ fault, i, name: networkName(r.d, fault.name) })).filter((c) => chosenIn(r.d, c.name));
+	if (chosen.length === 0) return;
+	const done: Array<{ name: string; outcome: Awaited<ReturnType<typeof runNetworkFault>> }> = [];
+	let before: number;
+	try {
+		await registered(url);
+		before = await latestExecutionId(r.stack.n8n, workflowId);
+	} catch (error) {
+		for (const c of chosen) report.result(c.name, false, errorText(error));
+		return;
+	}
+	for (const { fault, i, name } of chosen) {
 		try {
-			await registered(url);
-			const before = await latestExecutionId(r.stack.n8n, workflowId);
+			const t0 = Date.now();
 			const tag = `${deploymentKey(r.d)}-${i}-${Date.now()}`;
 			const outcome = await runNetworkFault(fault, url, r.stack.sandbox.credentials.webhookSecret, tag);
 			sent(outcome.ids);
-			const { runsOf } = await lookUp(r.stack.n8n, workflowId, before, outcome.ids);
-			const problems: string[] = [];
-			for (const resend of outcome.resends) {
-				if (resend.status < 200 || resend.status >= 300) {
-					problems.push(`the re-send of ${resend.id} was answered ${resend.status || `nothing within ${RESEND_ANSWER_MS} ms`}${resend.error ? ` (${resend.error})` : ''}`);
-				}
-			}
-			for (const id of outcome.ids) {
-				const runs = runsOf.get(id)!.length;
-				if (runs !== 1) problems.push(`${id} ran ${runs} times`);
-			}
-			const slowest = Math.max(...outcome.resends.map((x) => x.ms));
-			report.result(`${name}: ${outcome.ids.length} events, each re-send answered ${outcome.resends.filter((x) => x.status === 200).length} of ${outcome.resends.length} (slowest ${slowest} ms), runs ${outcome.ids.map((id) => runsOf.get(id)!.length).join(' ')}`, problems.length === 0, problems.join('\n'));
+			done.push({ name, outcome });
+			r.log(`network: ${fault.name}: sent in ${Date.now() - t0} ms`);
 		} catch (error) {
 			report.result(name, false, errorText(error));
 			await ensureUp(r);
 		}
+	}
+	if (done.length === 0) return;
+	let runsOf: Map<string, string[]>;
+	try {
+		const t0 = Date.now();
+		runsOf = (await lookUp(r.stack.n8n, workflowId, before, done.flatMap((d) => d.outcome.ids), r.log)).runsOf;
+		r.log(`network cases: ${done.length} looked up in ${Date.now() - t0} ms`);
+	} catch (error) {
+		for (const { name } of done) report.result(name, false, errorText(error));
+		await ensureUp(r);
+		return;
+	}
+	for (const { name, outcome } of done) {
+		const problems: string[] = [];
+		for (const resend of outcome.resends) {
+			if (resend.status < 200 || resend.status >= 300) {
+				problems.push(`the re-send of ${resend.id} was answered ${resend.status || `nothing within ${RESEND_ANSWER_MS} ms`}${resend.error ? ` (${resend.error})` : ''}`);
+			}
+		}
+		for (const id of outcome.ids) {
+			const runs = runsOf.get(id)!.length;
+			if (runs !== 1) problems.push(`${id} ran ${runs} times`);
+		}
+		const slowest = Math.max(...outcome.resends.map((x) => x.ms));
+		report.result(`${name}: ${outcome.ids.length} events, each re-send answered ${outcome.resends.filter((x) => x.status === 200).length} of ${outcome.resends.length} (slowest ${slowest} ms), runs ${outcome.ids.map((id) => runsOf.get(id)!.length).join(' ')}`, problems.length === 0, problems.join('\n'));
 	}
 }
 
@@ -233,7 +263,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					path: receiver.path,
 					secret: r.stack.sandbox.credentials.webhookSecret,
 					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
-					log: (line: string) => r.log(`${name}: ${line}`),
+					log: (line: string) => r.log(`${kill}, ${receiver.title}: ${line}`),
 				};
 				const f = kill === 'SIGSTOP' ? await burstAndStall({ ...round, kill }) : await burstAndKill({ ...round, kill });
 				const problems: string[] = [];
@@ -273,6 +303,17 @@ async function settingCheck(report: Reporter, r: Running, when: string): Promise
 	}
 }
 
+/**
+ * The next deployment on the previous one's n8n: stopped, given the setting and started again (its
+ * workflows stay active, its API key stays valid); only the receivers the deployment's cases use are its own.
+ */
+async function takeOver(from: Running, d: Deployment): Promise<Running> {
+	await from.target.stop();
+	from.target.setEnv(d.setting.env);
+	await from.target.start({ command: from.command });
+	return { ...from, d, list: from.list.filter((r) => !d.killsOnly || r.title === TITLES.default) };
+}
+
 async function startDeployment(d: Deployment, dir: string, log: (line: string) => void): Promise<Running> {
 	let list: Receiver[] = [];
 	const options = {
@@ -296,6 +337,59 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 	return { d, stack, list, target: stack.n8n, command: 'start', log };
 }
 
+/** How many deployments run side by side (FAULTS_LANES, default 2): each n8n's work on a burst is bound by its one main thread. */
+const LANES = Math.max(1, Number(process.env.FAULTS_LANES ?? 2) || 1);
+
+/**
+ * The deployments in groups that run in one lane, one after another: a deployment that takes over the one
+ * before it (deployments.ts) stays with it. The heaviest groups first (cases, queue mode's twice: five n8n
+ * processes per burst), so the lanes end close together.
+ */
+function laneOrder(deployments: Deployment[]): Deployment[][] {
+	const groups: Deployment[][] = [];
+	for (const d of deployments) {
+		const last = groups.at(-1);
+		if (last && takesOver(last.at(-1)!, d)) last.push(d);
+		else groups.push([d]);
+	}
+	const weight = (g: Deployment[]) => g.reduce((sum, d) => sum + caseNames(d).filter(selected).length * (d.mode === 'queue' ? 2 : 1), 0);
+	return groups.map((g, i) => ({ g, i })).sort((a, b) => weight(b.g) - weight(a.g) || a.i - b.i).map((x) => x.g);
+}
+
+/** One lane's group of deployments: set up (or taken over), their cases, stopped. */
+async function runGroup(group: Deployment[], report: Reporter, dir: string, log: (line: string) => void): Promise<void> {
+	let previous: Running | undefined;
+	for (const d of group) {
+		const deploymentStarted = Date.now();
+		const dlog = (line: string) => log(`${prefix(d)}: ${line}`);
+		const processes = d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)';
+		const active = d.killsOnly ? 'the trigger active' : "the receivers and the restart cases' triggers active";
+		const reused = previous && takesOver(previous.d, d) ? previous : undefined;
+		const setUp = reused
+			? `set-up, ${prefix(d)}: the n8n of ${prefix(reused.d)} restarted with ${d.setting.title}, ${active}`
+			: `set-up, ${prefix(d)}: ${processes}, ${active}, the sandbox`;
+		if (!reused) await previous?.stack.stop();
+		previous = undefined;
+		let running: Running | undefined;
+		try {
+			running = reused ? { ...(await takeOver(reused, d)), log: dlog } : await startDeployment(d, dir, dlog);
+			report.check(setUp, true);
+			await settingCheck(report, running, '');
+			await networkCases(report, running);
+			await restartCases(report, running);
+			await burstCases(report, running);
+			await settingCheck(report, running, ', also after its restarts');
+			previous = running;
+		} catch (error) {
+			report.check(setUp, false, errorText(error));
+			await (running ?? reused)?.stack.stop();
+		} finally {
+			dlog(`${formatElapsed(Date.now() - deploymentStarted)} (load average ${load()})`);
+		}
+	}
+	await previous?.stack.stop();
+}
+
 async function main(): Promise<number> {
 	const started = Date.now();
 	const report = caseReporter();
@@ -307,28 +401,15 @@ async function main(): Promise<number> {
 	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
-	for (const d of DEPLOYMENTS) {
-		if (!caseNames(d).some(selected)) continue;
-		const deploymentStarted = Date.now();
-		const processes = d.mode === 'queue' ? 'PostgreSQL, Redis, main + 2 webhook processes + 1 worker' : 'one process (SQLite)';
-		const active = d.killsOnly ? 'the trigger active' : "the receivers and the restart cases' triggers active";
-		const setUp = `set-up, ${prefix(d)}: ${processes}, ${active}, the sandbox`;
-		let running: Running | undefined;
-		try {
-			running = await startDeployment(d, dir, log);
-			report.check(setUp, true);
-			await settingCheck(report, running, '');
-			await networkCases(report, running);
-			await restartCases(report, running);
-			await burstCases(report, running);
-			await settingCheck(report, running, ', also after its restarts');
-		} catch (error) {
-			report.check(setUp, false, errorText(error));
-		} finally {
-			await running?.stack.stop();
-			log(`${prefix(d)}: ${formatElapsed(Date.now() - deploymentStarted)}`);
-		}
-	}
+	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));
+	const lanes = Math.min(LANES, groups.length);
+	if (lanes > 1) log(`${lanes} deployments at a time (FAULTS_LANES=${LANES}): ${groups.map((g) => g.map(deploymentLabel).join(' → ')).join('; ')}`);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: lanes }, async () => {
+			while (next < groups.length) await runGroup(groups[next++], report, dir, log);
+		}),
+	);
 
 	await stopAll();
 	report.check(`the suite ran cases: ${report.cases()} of ${chosen.length} chosen`, report.cases() > 0 && report.cases() === chosen.length);
@@ -336,7 +417,7 @@ async function main(): Promise<number> {
 	report.check(`every event sent had an id of its own: ${distinct} ids for ${ledger.sends} events`, distinct === ledger.sends, 'cases sent events under ids already used, so one lookup would count for another');
 	const lookedUp = [...ledger.sent].filter((id) => ledger.lookedUp.has(id)).length;
 	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${distinct}`, distinct > 0 && lookedUp === distinct, `${distinct - lookedUp} events sent were never looked up`);
-	log(`whole suite ${formatElapsed(Date.now() - started)}`);
+	log(`whole suite ${formatElapsed(Date.now() - started)} (load average ${load()})`);
 	const totals = report.totals();
 	logs.close(totals.failed > 0);
 	process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
