@@ -10,6 +10,7 @@ import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../tools/sandbox/seed';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
+import { smallestAmountOffered } from '../helpers/limitWaitTime';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { useSandbox } from '../helpers/useSandbox';
@@ -76,6 +77,15 @@ test('with Limit Wait Time the run waits until then, and the no-reply item says 
 	const waited = (result.run.waitTill!.getTime() - Date.parse(String((kept(result.run).question as IDataObject).askedAt))) / 1000;
 	expect(Math.abs(waited - 7200)).toBeLessThan(2);
 	expect(noReplyItem(result.run)).toMatchObject({ replied: false, answer: null, reply: null, waitedSeconds: Math.round(waited) });
+});
+
+test('Limit Wait Time: the smallest Amount the editor offers is a wait the run accepts', async () => {
+	const smallest = smallestAmountOffered('askAndWaitForReply');
+	expect(smallest).toBeGreaterThan(0);
+	const before = Date.now();
+	const result = await ask({ options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: smallest, resumeUnit: 'minutes' } } } });
+	expect([result.error?.message, result.run.status]).toEqual([undefined, 'waiting']);
+	expect(result.run.waitTill!.getTime() - before).toBeGreaterThanOrEqual(smallest * 60_000);
 });
 
 test('from a template with YES / NO quick replies: its body is the question and its buttons the expected replies', async () => {
