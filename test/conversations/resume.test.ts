@@ -73,7 +73,7 @@ test.each([
 test.each([
 	['a status update', () => reply('YES', {}, 'message.status.updated'), 'not a received message', {}],
 	['a message from another number', () => reply('YES', { from: '+4915100000000' }), 'from another number', {}],
-	['a message to another sender number (Sender Phone Number set)', () => reply('YES', { to: '+15559990077' }), 'to another sender number', { senderPhone: SANDBOX_SENDER_PHONE }],
+	['a message to another sender number (Only Count Replies To set)', () => reply('YES', { to: '+15559990077' }), 'to another sender number', { options: { senderPhone: SANDBOX_SENDER_PHONE } }],
 	['a message written before the question', () => reply('YES', { timestamp: new Date(Date.now() - 3_600_000).toISOString() }), 'written before the question', {}],
 ])('%s, genuinely signed, is not for this run (422) and resumes nothing', async (_what, make, reason, parameters) => {
 	const { run, query } = await waiting(parameters as INodeParameters);
