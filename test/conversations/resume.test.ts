@@ -52,11 +52,22 @@ test('the genuine reply resumes the run with it: the reply, the question, how lo
 	expect(outcome.resumedWith!.waitedSeconds).toBeLessThan(30);
 });
 
-test('a GET only says the run waits; the resume address of an earlier question of this node says it is another', async () => {
+test('a GET signed with the Webhook Secret (the trigger’s) says the run waits; the resume address of an earlier question of this node says it is another', async () => {
 	const { run, query } = await waiting();
-	expect(await callResumeAddress(sandbox, run, { method: 'GET', query })).toEqual({ status: 200, body: { outcome: 'waiting' } });
+	expect(await callResumeAddress(sandbox, run, { method: 'GET', query, headers: signed('') })).toEqual({ status: 200, body: { outcome: 'waiting' } });
 	const body = reply('YES');
 	expect(await callResumeAddress(sandbox, run, { query: 'wait=an-earlier-question', headers: signed(body), body })).toEqual({ status: 422, body: { outcome: 'other', reason: 'the node waits for another question' } });
+});
+
+test.each([
+	['unsigned', {}, 'missing signature'],
+	['signed with another secret', signed('', 'another-secret'), 'invalid signature'],
+	['signed 301 s ago', signed('', undefined, Math.floor(Date.now() / 1000) - 301), 'timestamp outside tolerance'],
+])('a GET %s learns nothing, not even whether the run waits, or for which question (401)', async (_what, headers, reason) => {
+	const { run, query } = await waiting();
+	for (const asked of [query, 'wait=an-earlier-question']) {
+		expect(await callResumeAddress(sandbox, run, { method: 'GET', query: asked, headers })).toEqual({ status: 401, body: { error: reason } });
+	}
 });
 
 test.each([

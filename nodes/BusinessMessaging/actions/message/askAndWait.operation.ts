@@ -326,20 +326,17 @@ function timeOf(body: IDataObject, data: IDataObject): number {
 }
 
 /**
- * The resume address. Only a `message.received` signed with the credential's Webhook Secret within
- * 300 s, from the customer asked, to the sender number asked from (when set), written after the
- * question, is a reply. It resumes the run when it is an expected answer (or any is); otherwise the run
- * keeps waiting (after asking again, when set) or goes on, as chosen. A GET only says that the run waits.
+ * The resume address. It answers only a request signed with the credential's Webhook Secret within 300 s
+ * (401 otherwise, whatever the method): someone who learns the address learns nothing from the node, not even
+ * whether the run waits (what n8n answers itself, 404 and 409, is n8n's). A signed GET says that the run still
+ * waits (the trigger asks so until n8n holds a resumed run). Only a `message.received` from the customer asked,
+ * to the sender number asked from (when set), written after the question, is a reply. It resumes the run when it
+ * is an expected answer (or any is); otherwise the run keeps waiting (after asking again, when set) or goes on,
+ * as chosen.
  */
 async function replyWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookResponseData> {
 	const ctx = run.ctx;
-	const waiting = readFromContext<WaitingReply>(run, CONTEXT_FIELD);
-	if (!waiting) return other(ctx, 'no question waits here');
 	const req = ctx.getRequestObject();
-	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://resume').searchParams;
-	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(ctx, 'the node waits for another question');
-	if (req.method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
-
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
 	// The trigger read the same credential a moment ago to check this reply: that reading serves here too.
@@ -349,6 +346,12 @@ async function replyWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookR
 		? verifySignature(secret, headers[SIGNATURE_HEADER], headers[TIMESTAMP_HEADER], rawBody, Math.floor(Date.now() / 1000))
 		: { valid: false as const, reason: 'no webhook secret' };
 	if (!check.valid) return answer(ctx, 401, { error: check.reason });
+
+	const waiting = readFromContext<WaitingReply>(run, CONTEXT_FIELD);
+	if (!waiting) return other(ctx, 'no question waits here');
+	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://resume').searchParams;
+	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(ctx, 'the node waits for another question');
+	if (req.method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
 
 	let body: IDataObject;
 	try {
