@@ -42,6 +42,13 @@ function unreachable(code: string | undefined, host: string): string {
 	}
 }
 
+/** ": <the service's words>." (one full stop, whatever the words end with), or "." without words. */
+function saying(words: string | undefined): string {
+	const text = words?.trim();
+	if (!text) return '.';
+	return `: ${/[.!?]$/.test(text) ? text : `${text}.`}`;
+}
+
 function failure(message: string): INodeCredentialTestResult {
 	return { status: 'Error', message };
 }
@@ -81,15 +88,15 @@ export async function testCredential(
 	}
 	const { statusCode, body } = response;
 	if (statusCode >= 200 && statusCode < 300) return { status: 'OK', message: 'Connection successful' };
-	const words = serviceWords(body);
-	const said = words ? `: ${words}` : '';
+	const said = saying(serviceWords(body));
 	if (statusCode === 401) {
 		return failure(
-			`The service rejected the signed request (401)${said}. Check the client ID, client secret and workspace domain, and that this machine’s clock is right.`,
+			`The service rejected the signed request (401)${said} Check the client ID, client secret and workspace domain, and that this machine’s clock is right.`,
 		);
 	}
 	if (statusCode === 404) {
-		return failure(`Nothing answers at this base URL (404)${said}. Check the base URL, including any version path such as /v1.`);
+		const path = new URL(signed.url).pathname;
+		return failure(`The service does not know the path ${path} (404)${said} Check the Base URL’s path, including any version such as /v1.`);
 	}
-	return failure(`The service answered ${statusCode}${said}. Check the base URL; if it is right, try again later.`);
+	return failure(`The service answered ${statusCode}${said} Check the base URL; if it is right, try again later.`);
 }

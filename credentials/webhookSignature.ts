@@ -72,3 +72,9 @@ export function verifySignature(
 export function signWebhookBody(secret: string, timestamp: string, rawBody: string | Buffer): string {
 	return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
+
+/** The two headers that sign `rawBody` now, as the service signs its webhooks (for the package's own requests). */
+export function signatureHeaders(secret: string, rawBody: string | Buffer, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+	const timestamp = String(nowSeconds);
+	return { [SIGNATURE_HEADER]: signWebhookBody(secret, timestamp, rawBody), [TIMESTAMP_HEADER]: timestamp };
+}

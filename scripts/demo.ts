@@ -10,7 +10,7 @@ import { n8nId, REPO_ROOT } from '../tools/n8n/n8n';
 import { freePort, installCleanupHandlers, stopAll } from '../tools/n8n/proc';
 import { startStack, waitForWebhook } from '../tools/n8n/stack';
 import { chain, manualTrigger, webhookIdFor } from '../tools/n8n/workflow';
-import { action, CREDENTIAL_TYPE, exampleWorkflow, replyWorkflow, triggerProductionPath } from '../tools/n8n/workflows';
+import { action, CREDENTIAL_TYPE, DEMO_CREDENTIAL_FIELDS, exampleWorkflow, replyWorkflow, triggerProductionPath } from '../tools/n8n/workflows';
 
 const OWNER = {
 	email: 'demo@example.com',
@@ -53,6 +53,7 @@ async function main(): Promise<void> {
 		owner: OWNER,
 		n8nPort,
 		sandboxPort,
+		credentialFields: DEMO_CREDENTIAL_FIELDS,
 		// Retries 1 min, 5 min, … become 6 s, 30 s, … so a failed delivery shows its retries quickly.
 		timeScale: 10,
 		log: (line) => console.log(`· ${line}`),
@@ -118,7 +119,7 @@ async function main(): Promise<void> {
 	console.log(`
 n8n is running:        ${n8n.baseUrl}
   log in as            ${OWNER.email}  /  ${OWNER.password}
-  credential           "${stack.credential.name}" (points at the sandbox)
+  credential           "${stack.credential.name}" (points at the sandbox; Business Name ${DEMO_CREDENTIAL_FIELDS.businessName})
   workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
                        Demo: answer incoming messages (active in production; it resumes runs waiting for a chat reply)
                        Business Messaging: order confirmation in the chat (active)

@@ -10,6 +10,7 @@ import { WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../tools/sandbox/seed';
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
+import { smallestAmountOffered } from '../helpers/limitWaitTime';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { useSandbox } from '../helpers/useSandbox';
@@ -66,7 +67,9 @@ test('registers the wait with the trigger, finds it saved, then asks; the run wa
 	const waiting = kept(result.run);
 	expect(url.searchParams.get('wait')).toBe(waiting.id);
 	expect(waiting).toMatchObject({ customer: PHONE, senderPhone: '', expected: null, onUnexpected: 'keepWaiting' });
-	expect(waiting.question).toMatchObject({ to: PHONE, body: 'Your order 12 is ready: YES or NO?', from: null });
+	// Sent from the credential's default sender; the number it came from is not known (Only Count Replies To is empty).
+	expect(waiting.question).toMatchObject({ to: PHONE, phone_number_id: sandbox.credentials.phoneNumberId, body: 'Your order 12 is ready: YES or NO?' });
+	expect(Object.keys(waiting.question as IDataObject)).not.toContain('from');
 	expect(noReplyItem(result.run)).toEqual({ replied: false, answer: null, reply: null, question: waiting.question, waitedSeconds: 0 });
 });
 
@@ -76,6 +79,15 @@ test('with Limit Wait Time the run waits until then, and the no-reply item says 
 	const waited = (result.run.waitTill!.getTime() - Date.parse(String((kept(result.run).question as IDataObject).askedAt))) / 1000;
 	expect(Math.abs(waited - 7200)).toBeLessThan(2);
 	expect(noReplyItem(result.run)).toMatchObject({ replied: false, answer: null, reply: null, waitedSeconds: Math.round(waited) });
+});
+
+test('Limit Wait Time: the smallest Amount the editor offers is a wait the run accepts', async () => {
+	const smallest = smallestAmountOffered('askAndWaitForReply');
+	expect(smallest).toBeGreaterThan(0);
+	const before = Date.now();
+	const result = await ask({ options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: smallest, resumeUnit: 'minutes' } } } });
+	expect([result.error?.message, result.run.status]).toEqual([undefined, 'waiting']);
+	expect(result.run.waitTill!.getTime() - before).toBeGreaterThanOrEqual(smallest * 60_000);
 });
 
 test('from a template with YES / NO quick replies: its body is the question and its buttons the expected replies', async () => {
@@ -113,7 +125,7 @@ describe('refused before anything is sent, naming what to fix', () => {
 	test.each([
 		['no recipient (an expression that is empty)', { phone: '={{ "" }}' }, 'Recipient Phone: "" is not a phone number'],
 		['an invalid phone', { phone: '12ab' }, 'Recipient Phone: "12ab" is not a phone number'],
-		['an invalid sender phone number', { senderPhone: 'main line' }, 'Sender Phone Number: "main line" is not a phone number'],
+		['an invalid number under Only Count Replies To', { options: { senderPhone: 'main line' } }, 'Only Count Replies To: "main line" is not a phone number'],
 		['no text', { text: '  ' }, 'Text: has only spaces, nothing to send'],
 		['expected replies that are empty after trimming', { expectedReplies: 'list', acceptedReplies: ['  ', ''] }, 'Replies: the list of expected replies is empty'],
 		['a template without quick-reply buttons', { ...template(2) }, 'Expected Replies: template "shipping_notice_0002" has no quick-reply buttons'],

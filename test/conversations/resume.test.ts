@@ -52,11 +52,22 @@ test('the genuine reply resumes the run with it: the reply, the question, how lo
 	expect(outcome.resumedWith!.waitedSeconds).toBeLessThan(30);
 });
 
-test('a GET only says the run waits; the resume address of an earlier question of this node says it is another', async () => {
+test('a GET signed with the Webhook Secret (the trigger’s) says the run waits; the resume address of an earlier question of this node says it is another', async () => {
 	const { run, query } = await waiting();
-	expect(await callResumeAddress(sandbox, run, { method: 'GET', query })).toEqual({ status: 200, body: { outcome: 'waiting' } });
+	expect(await callResumeAddress(sandbox, run, { method: 'GET', query, headers: signed('') })).toEqual({ status: 200, body: { outcome: 'waiting' } });
 	const body = reply('YES');
 	expect(await callResumeAddress(sandbox, run, { query: 'wait=an-earlier-question', headers: signed(body), body })).toEqual({ status: 422, body: { outcome: 'other', reason: 'the node waits for another question' } });
+});
+
+test.each([
+	['unsigned', {}, 'missing signature'],
+	['signed with another secret', signed('', 'another-secret'), 'invalid signature'],
+	['signed 301 s ago', signed('', undefined, Math.floor(Date.now() / 1000) - 301), 'timestamp outside tolerance'],
+])('a GET %s learns nothing, not even whether the run waits, or for which question (401)', async (_what, headers, reason) => {
+	const { run, query } = await waiting();
+	for (const asked of [query, 'wait=an-earlier-question']) {
+		expect(await callResumeAddress(sandbox, run, { method: 'GET', query: asked, headers })).toEqual({ status: 401, body: { error: reason } });
+	}
 });
 
 test.each([
@@ -73,7 +84,7 @@ test.each([
 test.each([
 	['a status update', () => reply('YES', {}, 'message.status.updated'), 'not a received message', {}],
 	['a message from another number', () => reply('YES', { from: '+4915100000000' }), 'from another number', {}],
-	['a message to another sender number (Sender Phone Number set)', () => reply('YES', { to: '+15559990077' }), 'to another sender number', { senderPhone: SANDBOX_SENDER_PHONE }],
+	['a message to another sender number (Only Count Replies To set)', () => reply('YES', { to: '+15559990077' }), 'to another sender number', { options: { senderPhone: SANDBOX_SENDER_PHONE } }],
 	['a message written before the question', () => reply('YES', { timestamp: new Date(Date.now() - 3_600_000).toISOString() }), 'written before the question', {}],
 ])('%s, genuinely signed, is not for this run (422) and resumes nothing', async (_what, make, reason, parameters) => {
 	const { run, query } = await waiting(parameters as INodeParameters);

@@ -7,6 +7,8 @@
  */
 import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
 
+import { verifySignature } from '../../credentials/webhookSignature';
+
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
 import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
@@ -114,6 +116,8 @@ describe('a customer’s reply', () => {
 		expect([post.method, post.url, post.body]).toEqual(['POST', '/webhook-waiting/7/node-1?wait=wait-0001', text]);
 		expect([post.headers['x-service-webhook-signature'], post.headers['x-service-webhook-timestamp']]).toEqual([headers['x-service-webhook-signature'], headers['x-service-webhook-timestamp']]);
 		expect(probe.method).toBe('GET');
+		// The asking node answers only what is signed with the Webhook Secret: the question whether n8n holds the run too.
+		expect(verifySignature(TEST_WEBHOOK_SECRET, probe.headers['x-service-webhook-signature'], probe.headers['x-service-webhook-timestamp'], Buffer.from(probe.body), Math.floor(Date.now() / 1000))).toMatchObject({ valid: true });
 		// The wait is done: the customer's next message is an ordinary message.
 		const next = await deliver(trigger, messageBody(CUSTOMER, 'thanks'));
 		expect([next.statusCode, next.workflowStarted]).toEqual([200, true]);

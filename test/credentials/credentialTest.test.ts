@@ -40,6 +40,9 @@ test('a wrong client secret: the service’s 401 in its own words, and what to c
 	expect(status).toBe('Error');
 	expect(message).toMatch(/^The service rejected the signed request \(401\): Invalid signature/);
 	expect(message).toMatch(/client ID, client secret and workspace domain/);
+	// The sandbox's words end with a full stop: the sentence after them starts after one, not two.
+	expect(message).toMatch(/[^.]\. Check the client ID/);
+	expect(message).not.toMatch(/\.\./);
 });
 
 test('nothing listening at the base URL: what was tried, and what to check, not only ECONNREFUSED', async () => {
@@ -64,11 +67,12 @@ test('a base URL that is no address: named before anything is sent', async () =>
 	expect(sandbox.requests).toHaveLength(0);
 });
 
-test('a base URL whose path is wrong: 404 and the version path to check', async () => {
-	const { status, message } = await runTest({ baseUrl: `${sandbox.url}/v9/nothing` });
+test('a base URL whose path is wrong: the path the service does not know (404), in its words, and the version path to check', async () => {
+	const { status, message } = await runTest({ baseUrl: `${sandbox.url}/api/v9` });
 	expect(status).toBe('Error');
-	expect(message).toMatch(/^Nothing answers at this base URL \(404\)/);
-	expect(message).toMatch(/version path/);
+	expect(message).toBe('The service does not know the path /api/v9/templates (404): No route for GET /api/v9/templates. Check the Base URL’s path, including any version such as /v1.');
+	// The request was signed as it should be: the service refused the path, not the signature.
+	expect(sandbox.requests.map((r) => [r.path, r.authOk, r.status])).toEqual([['/api/v9/templates', true, 404]]);
 });
 
 test('a host that takes the connection and never answers: it did not answer within 20 seconds', async () => {

@@ -10,6 +10,7 @@ import { WAIT_INDEFINITELY } from 'n8n-workflow';
 import { answeredPage, type Question, questionPage, thanksPage } from '../../nodes/BusinessMessaging/helpers/answerPage';
 import type { WaitingQuestion } from '../../nodes/BusinessMessaging/helpers/waitingQuestion';
 import { runAction } from '../helpers/actionNode';
+import { smallestAmountOffered } from '../helpers/limitWaitTime';
 import { type Sandbox } from '../../tools/sandbox';
 import { useSandbox } from '../helpers/useSandbox';
 
@@ -74,6 +75,19 @@ test('Limit Wait Time sets when the wait ends', async () => {
 	const at = new Date(Date.now() + 86_400_000).toISOString();
 	const fixed = await ask({ options: { limitWaitTime: { values: { limitType: 'atSpecifiedTime', maxDateAndTime: at } } } });
 	expect(fixed.run.waitTill!.toISOString()).toBe(at);
+});
+
+test('Limit Wait Time: the smallest Amount the editor offers waits that long in every unit; 0 (from an expression) is refused', async () => {
+	const smallest = smallestAmountOffered('sendAndWait');
+	expect(smallest).toBeGreaterThan(0);
+	for (const [unit, ms] of [['minutes', 60_000], ['hours', 3_600_000], ['days', 86_400_000]] as const) {
+		const before = Date.now();
+		const result = await ask({ options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: smallest, resumeUnit: unit } } } });
+		expect([result.error?.message, result.run.status]).toEqual([undefined, 'waiting']);
+		expect(result.run.waitTill!.getTime() - before).toBeGreaterThanOrEqual(smallest * ms);
+	}
+	const zero = await ask({ options: { limitWaitTime: { values: { limitType: 'afterTimeInterval', resumeAmount: '={{ 0 }}', resumeUnit: 'hours' } } } });
+	expect(zero.error?.message).toBe('Limit Wait Time: the amount must be more than 0');
 });
 
 test.each([

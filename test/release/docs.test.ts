@@ -14,7 +14,7 @@ import { repositoryLinkProblems } from '../e2e/checks/package';
 import { bundledNpmVersion, firstPublishProblems, nodeChangelog, placeholderOf } from './first-publish';
 import { readmeProblems } from './readme';
 import { addressProblems } from './repository';
-import { changelogProblems, versionProblems } from './versions';
+import { changelogProblems, versionProblems, workingNodeProblems } from './versions';
 import { guardStepProblems, runStep, stepScript } from './workflows';
 
 const ROOT = join(__dirname, '../..');
@@ -58,6 +58,17 @@ describe('versions in the docs', () => {
 		d['docs/compatibility.md'] = d['docs/compatibility.md'].replace('Node.js 20.19.0 and', 'Node.js 20.20.2 and');
 		expect(versions(README, d).join('\n')).toMatch(/compatibility\.md: tested on Node\.js 20\.20\.2 and 22\.23\.3, npm run test:node-versions runs 20\.19\.0 and 22\.23\.3/);
 	});
+});
+
+describe('the Node.js for working on the package', () => {
+	const lock = JSON.parse(read('package-lock.json')) as Parameters<typeof workingNodeProblems>[0]['lock'];
+	const contributing = read('CONTRIBUTING.md');
+	const working = (readme: string, text = contributing) => workingNodeProblems({ readme, contributing: text, lock });
+	it('the real docs pass', () => expect(working(README)).toEqual([]));
+	it('Node.js 20, on which a fresh npm install warns EBADENGINE, fails naming what needs more', () =>
+		expect(working(README, contributing.replace(/Node\.js 24 with npm 11/, 'Node.js 20 with npm 11')).join('\n')).toMatch(/CONTRIBUTING\.md, Set-up: Node\.js 20; the development tools accept Node\.js 24 and no earlier one \(isolated-vm@/));
+	it('"or later" fails while Node.js 25 is refused', () =>
+		expect(working(README.replace(/Node\.js 24 with npm 11/, 'Node.js 24 or later with npm 11')).join('\n')).toMatch(/README\.md, Working on the package: "Node\.js 24 or later", but Node\.js 25 is refused by .*dependency-cruiser/));
 });
 
 describe('CHANGELOG.md', () => {

@@ -59,6 +59,20 @@ describe('the rule', () => {
 		}
 	});
 
+	it('a table row of figures is one line with one raw output: a paragraph-long row or a row of two runs fails', () => {
+		results('a.txt', benchOutput());
+		results('b.txt', benchOutput());
+		const head = '| Figure | Measured | Raw output |\n|---|---|---|\n';
+		expect(problems(`${head}| Sending | 259 items/s | [raw](results/a.txt) |\n`)).toEqual([]);
+		const history = Array(3).fill('the run before, at another commit, measured less, because the machine was busier and n8n had just started').join('; ');
+		expect(problems(`${head}| Sending | 259 items/s, ${history} | [raw](results/a.txt) |\n`)).toEqual([
+			expect.stringMatching(/^docs\/performance\.md:3: a table row of \d+ words \(at most 40\): one row per figure and its raw output; the history and the reasoning go below the table/),
+		]);
+		expect(problems(`${head}| Sending | 259 items/s ([before](results/a.txt)), 301 items/s | [after](results/b.txt) |\n`)).toEqual([
+			'docs/performance.md:3: a table row with the figures of 2 raw outputs: one row per figure and its raw output; the history and the reasoning go below the table or in the raw output’s README',
+		]);
+	});
+
 	it('a figure without a link fails, naming the file, the line and the figure', () => {
 		expect(problems('# Performance\n\nIt sends 120 items/s.\n')).toEqual(['docs/performance.md:3: 120 items/s without a link to its raw output in docs/results/']);
 	});

@@ -62,9 +62,15 @@ export function resultsLinks(file: string, text: string, repositoryBlobUrl: stri
 		.filter((path) => path.startsWith(RESULTS_PREFIX) && path.endsWith('.txt'));
 }
 
+/** How long a table row that states figures may be: one line a reader takes in at a glance. */
+export const ROW_WORDS = 40;
+
+const wordsIn = (row: string) => row.replace(/\]\([^)]*\)/g, ']').replace(/\|/g, ' ').split(/\s+/).filter(Boolean).length;
+
 /**
  * Problems in one markdown file: a block with a figure and no link into docs/results/, a link to a results
- * file that does not exist, a results file without its header.
+ * file that does not exist, a results file without its header; a table row of figures that is not one line with
+ * one raw output (more than ROW_WORDS words, or several raw outputs): history and reasoning go below the table.
  */
 export function figureProblems(file: string, markdown: string, root: string, repositoryBlobUrl: string): string[] {
 	const problems: string[] = [];
@@ -72,6 +78,11 @@ export function figureProblems(file: string, markdown: string, root: string, rep
 		const figures = figuresIn(block.text);
 		const links = resultsLinks(file, block.text, repositoryBlobUrl);
 		if (figures.length && !links.length) problems.push(`${file}:${block.line}: ${figures.join(', ')} without a link to its raw output in ${RESULTS_PREFIX}`);
+		if (figures.length && block.text.startsWith('|')) {
+			const below = 'one row per figure and its raw output; the history and the reasoning go below the table or in the raw output’s README';
+			if (new Set(links).size > 1) problems.push(`${file}:${block.line}: a table row with the figures of ${new Set(links).size} raw outputs: ${below}`);
+			if (wordsIn(block.text) > ROW_WORDS) problems.push(`${file}:${block.line}: a table row of ${wordsIn(block.text)} words (at most ${ROW_WORDS}): ${below}`);
+		}
 		for (const link of links) {
 			const path = join(root, link);
 			if (!existsSync(path)) problems.push(`${file}:${block.line}: links to ${link}, which does not exist`);

@@ -34,7 +34,7 @@ import { cloudSupportStatus, defaultConfigLint, lintSetupProblems } from './lint
 import { type Lock, lockProblems, type Manifest } from './lockfile';
 import { readmeProblems } from './readme';
 import { addressProblems } from './repository';
-import { changelogProblems, versionProblems } from './versions';
+import { changelogProblems, versionProblems, workingNodeProblems } from './versions';
 import { guardStepProblems, workflowProblems } from './workflows';
 
 const WORKFLOWS = join(REPO_ROOT, '.github/workflows');
@@ -174,10 +174,11 @@ async function main(): Promise<number> {
 	});
 
 	await report.run({
-		name: 'versions in the docs: every install version (the Docker snippet’s too) is package.json’s; the minimum n8n and the tested n8n versions are tools/n8n/versions.ts’s; the Node.js minimum is engines.node',
+		name: 'versions in the docs: every install version (the Docker snippet’s too) is package.json’s; the minimum n8n and the tested n8n versions are tools/n8n/versions.ts’s; the Node.js minimum is engines.node; the Node.js for working on the package is the lowest every package in the lock accepts',
 		fn: async () => {
 			const docs = Object.fromEntries(userDocs(REPO_ROOT).filter((f) => f.startsWith('docs/')).map((f) => [f, read(f)]));
 			assertEqual(versionProblems({ packageVersion: pkg.version, enginesNode: pkg.engines.node, readme: read('README.md'), docs }), [], 'versions');
+			assertEqual(workingNodeProblems({ readme: read('README.md'), contributing: read('CONTRIBUTING.md'), lock: JSON.parse(read('package-lock.json')) }), [], 'the Node.js for working on the package');
 		},
 	});
 

@@ -7,6 +7,8 @@
  * - the README's Node.js minimum: package.json's `engines.node`;
  * - the other Node.js versions docs/compatibility.md says the package's own use of Node is tested on: the ones
  *   `npm run test:node-versions` runs (tools/n8n/versions.ts);
+ * - the Node.js that working on the package needs (README's "Working on the package", CONTRIBUTING's set-up): the
+ *   lowest major every package in package-lock.json accepts (`engines.node`), so a fresh `npm install` warns of none;
  * - CHANGELOG.md: `## Unreleased` only on top, then `## x.y.z - YYYY-MM-DD` sections, newest first; package.json's
  *   version is the newest dated one, or the next one while `## Unreleased` is on top.
  */
@@ -92,5 +94,57 @@ export function versionProblems(input: VersionInputs): string[] {
 	}
 	const node = /\bNode\.js (\d+(?:\.\d+)*) or later\b/.exec(compatibility)?.[1];
 	if (`>=${node}` !== input.enginesNode) problems.push(`README.md, Compatibility: Node.js ${node ?? '(none stated)'} or later, package.json's engines.node is ${input.enginesNode}`);
+	return problems;
+}
+
+// semver ships no types; the two functions used here, as npm itself applies `engines`.
+const semver = require('semver') as { satisfies: (version: string, range: string) => boolean; validRange: (range: string) => string | null };
+
+type LockPackages = { packages: Record<string, { version?: string; engines?: unknown }> };
+
+/** Every package in the lock that states `engines.node`, by name@version. */
+function nodeRanges(lock: LockPackages): Array<{ name: string; range: string }> {
+	return Object.entries(lock.packages)
+		.map(([path, entry]) => ({ name: `${path.replace(/^.*node_modules\//, '') || '(root)'}@${entry.version ?? ''}`, range: (entry.engines as { node?: unknown } | undefined)?.node }))
+		.filter((e): e is { name: string; range: string } => typeof e.range === 'string' && semver.validRange(e.range) !== null);
+}
+
+/** The packages of the lock that refuse Node.js `version`. */
+export function refusingNode(lock: LockPackages, version: string): string[] {
+	return nodeRanges(lock).filter((e) => !semver.satisfies(version, e.range)).map((e) => `${e.name} (${e.range})`);
+}
+
+/**
+ * The lowest Node.js major whose every release every package in the lock accepts, and the packages that accept
+ * no release of an earlier major (what forces it).
+ */
+export function nodeMajorForLock(lock: LockPackages): { major: number; needs: string[] } {
+	for (let major = 18; major < 100; major++) {
+		if (refusingNode(lock, `${major}.0.0`).length) continue;
+		const below = Array.from({ length: major - 18 }, (_, i) => new Set(refusingNode(lock, `${18 + i}.999.999`)));
+		return { major, needs: refusingNode(lock, `${major - 1}.999.999`).filter((name) => below.every((refused) => refused.has(name))) };
+	}
+	throw new Error('no Node.js major satisfies every engines.node in package-lock.json');
+}
+
+/** Where the docs state the Node.js for working on the package: "Node.js <major> with npm <major>". */
+const WORKING_NODE = /\bNode\.js (\d+)( or later)? with npm \d+\b/;
+
+export function workingNodeProblems(input: { readme: string; contributing: string; lock: LockPackages }): string[] {
+	const { major, needs } = nodeMajorForLock(input.lock);
+	const problems: string[] = [];
+	for (const [where, text] of [
+		['README.md, Working on the package', section(input.readme, 'Working on the package')],
+		['CONTRIBUTING.md, Set-up', section(input.contributing, 'Set-up')],
+	] as const) {
+		const stated = WORKING_NODE.exec(text);
+		if (!stated) {
+			problems.push(`${where}: no "Node.js <major> with npm <major>"`);
+		} else if (Number(stated[1]) !== major) {
+			problems.push(`${where}: Node.js ${stated[1]}; the development tools accept Node.js ${major} and no earlier one (${needs.join(', ')})`);
+		} else if (stated[2] && refusingNode(input.lock, `${major + 1}.0.0`).length) {
+			problems.push(`${where}: "Node.js ${major} or later", but Node.js ${major + 1} is refused by ${refusingNode(input.lock, `${major + 1}.0.0`).join(', ')}`);
+		}
+	}
 	return problems;
 }

@@ -10,13 +10,13 @@ import { answer, ask, finished, loopWorkflow, question, waitWorkflow } from '../
 import { assert, assertEqual } from '../e2e/lib/report';
 import type { Stack } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
-import type { CredentialRef } from '../../tools/n8n/workflows';
+import { type CredentialRef, DEMO_CREDENTIAL_FIELDS } from '../../tools/n8n/workflows';
 import { WAIT } from './browser';
 import { contrastOf } from './contrast';
 
 export const ANSWER_QUESTION = 'Can we ship order #1042 today?\nThe <b>courier</b> comes at 3 pm.';
-/** The Business Name of the answer pages' credential (run.ts), and the Asked By that overrides it. */
-export const BUSINESS_NAME = 'Acme Shop';
+/** The Business Name of the answer pages' credential (run.ts): the demo credential's, and the Asked By that overrides it. */
+export const BUSINESS_NAME = DEMO_CREDENTIAL_FIELDS.businessName;
 export const ASKED_BY = 'Ann at Acme Shop';
 
 export const answerPageWorkflows = (credential: CredentialRef): Workflow[] => [

@@ -16,9 +16,9 @@ import { createReporter, runSuite } from '../e2e/lib/report';
 import { startStack, type Stack } from '../../tools/n8n/stack';
 import { listenWorkflow } from '../e2e/checks/listen';
 import { chain, manualTrigger, node, webhookIdFor } from '../../tools/n8n/workflow';
-import { action, CREDENTIAL_TYPE, exampleWorkflow, TRIGGER_TYPE, webhookTestWorkflow } from '../../tools/n8n/workflows';
+import { action, CREDENTIAL_TYPE, DEMO_CREDENTIAL_FIELDS, exampleWorkflow, TRIGGER_TYPE, webhookTestWorkflow } from '../../tools/n8n/workflows';
 import { checkAgentToolPanel } from './agentTool';
-import { answerPageWorkflows, BUSINESS_NAME, checkAnswerPage, checkAnswerPageContrast, checkReopenedLink } from './answerPage';
+import { answerPageWorkflows, checkAnswerPage, checkAnswerPageContrast, checkReopenedLink } from './answerPage';
 import { byTestId as within, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
@@ -66,7 +66,7 @@ async function main(): Promise<number> {
 			dir,
 			owner: OWNER,
 			log: (line) => process.stdout.write(`# ${line}\n`),
-			extraCredentials: { [DRY_RUN_CREDENTIAL]: { testMode: 'dryRun' }, [BUSINESS_CREDENTIAL]: { businessName: BUSINESS_NAME }, [OTHER_SECRET_CREDENTIAL]: { webhookSecret: 'another-dashboard-secret' } },
+			extraCredentials: { [DRY_RUN_CREDENTIAL]: { testMode: 'dryRun' }, [BUSINESS_CREDENTIAL]: DEMO_CREDENTIAL_FIELDS, [OTHER_SECRET_CREDENTIAL]: { webhookSecret: 'another-dashboard-secret' } },
 			workflows: ({ credential, extraCredentials }) => [
 				chain('uiSend', 'UI: send text', [
 					manualTrigger(),

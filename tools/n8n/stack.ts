@@ -24,6 +24,8 @@ export interface StackOptions {
 	/** Passed to the sandbox: retry delays divided by this. */
 	timeScale?: number;
 	credentialName?: string;
+	/** The credential's fields that differ from the sandbox's values (the demo's Business Name). */
+	credentialFields?: Record<string, unknown>;
 	/** More credentials of this type: the sandbox's values with these fields changed, by name. */
 	extraCredentials?: Record<string, Record<string, unknown>>;
 	/** Credentials of other types (e.g. n8n's OpenAI credential), imported as given, by name. */
@@ -129,7 +131,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
 		const credentialName = options.credentialName ?? 'Business Messaging (sandbox)';
 		const credential: CredentialRef = { id: n8nId('bmSandboxCred'), name: credentialName };
-		const credentialData = sandbox.credentials;
+		const credentialData = { ...sandbox.credentials, ...options.credentialFields };
 		const extraCredentials: Record<string, CredentialRef> = {};
 		const extraEntries = Object.entries(options.extraCredentials ?? {}).map(([name, fields]) => {
 			extraCredentials[name] = { id: n8nId(name), name };

@@ -13,6 +13,12 @@ export const CREDENTIAL_TYPE = 'businessMessagingApi';
 /** The trigger's webhook `path` (nodes/BusinessMessagingTrigger: not a full path). */
 export const TRIGGER_WEBHOOK_PATH = 'webhook';
 
+/**
+ * The demo credential's fields beyond the sandbox's: a Business Name, so that the answer page of Send and Wait
+ * for Response says who asks (test:ui shows that page with these fields).
+ */
+export const DEMO_CREDENTIAL_FIELDS = { businessName: 'Acme Shop' };
+
 export interface CredentialRef {
 	id: string;
 	name: string;

@@ -1,7 +1,8 @@
 import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctions } from 'n8n-workflow';
 
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
+import { SIGNATURE_HEADER, signatureHeaders, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
 import type { ReplyOutcome } from '../../shared/conversation';
+import { webhookSecret } from '../../shared/webhookSecret';
 import { deliveryKey } from '../deliveryStore';
 import { waitsScope } from './endpoint';
 import { type Wait, Waits } from './waits';
@@ -62,16 +63,18 @@ function outcomeOf(body: unknown): unknown {
 }
 
 /**
- * Whether n8n holds the resumed run: asked again without a body, n8n answers 409 itself for a run that is
+ * Whether n8n holds the resumed run: asked again without a body (signed), n8n answers 409 itself for a run that is
  * running or has finished, and the node answers `waiting` while the run still waits. n8n 2.41 answers the
  * resume only after it wrote the reply into the run; earlier versions answer first, so this asks until they
  * have, for HELD_WITHIN_MS of its own pauses: the clock would also count a stall of n8n's process (a blocked
  * event loop, a paused container), in which n8n could write nothing, and give up on a reply the run then takes.
  */
 async function heldByN8n(context: IWebhookFunctions, url: string): Promise<boolean> {
+	// The node answers only what is signed with the Webhook Secret, a GET too: the secret read a moment ago serves.
+	const secret = await webhookSecret(context);
 	let paused = 0;
 	for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
-		const res = await request(context, url, { method: 'GET', json: false });
+		const res = await request(context, url, { method: 'GET', json: false, headers: signatureHeaders(secret, '') });
 		if (res.statusCode !== 200 || outcomeOf(res.body) !== 'waiting') return res.statusCode === 409;
 		if (paused >= HELD_WITHIN_MS) return false;
 		await sleep(pause);

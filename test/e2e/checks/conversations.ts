@@ -104,7 +104,7 @@ export function conversationWorkflows(credential: CredentialRef): Workflow[] {
 		askWorkflow(credential, 'Any', {}),
 		askWorkflow(credential, 'Timeout', { options: limit(3) }),
 		askWorkflow(credential, 'Limit45', { options: limit(RESTART_LIMIT_SECONDS) }),
-		askWorkflow(credential, 'Sender', { senderPhone: SANDBOX_SENDER_PHONE }),
+		askWorkflow(credential, 'Sender', { options: { senderPhone: SANDBOX_SENDER_PHONE } }),
 		askWorkflow(credential, 'Template', {
 			textSource: 'template',
 			templateId: { __rl: true, mode: 'id', value: String(ORDER_CONFIRMATION_TEMPLATE_ID) },

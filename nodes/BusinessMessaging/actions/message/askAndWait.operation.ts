@@ -37,24 +37,23 @@ const show = (values: Record<string, string[]>) => ({ show: values });
 const ANY_REPLY = { name: 'Any Reply', value: 'any', description: 'The customer’s next message resumes the run' };
 const THESE_REPLIES = { name: 'These Replies', value: 'list', description: 'Only one of the replies listed below resumes the run' };
 
+/** Options → Only Count Replies To: the reply's `to` the run waits for (the service maps no phone_number_id to it). */
+const REPLIES_TO = 'Only Count Replies To';
+
 const properties: INodeProperties[] = [
 	{
+		// One short line, so the first field stays in view; the rest is said where it applies (Recipient
+		// Phone's hint, Limit Wait Time's description) and in docs/conversations.md.
 		displayName:
-			'The customer’s reply comes through the Business Messaging Trigger: in the workflow that receives your service’s events, turn on the trigger’s Resume Waiting Runs and activate it (one per n8n). If several runs wait for the same customer and sender number, the newest question gets the reply. Without a reply by Limit Wait Time, the run goes on with replied = false.',
+			'The reply comes through your Business Messaging Trigger: turn on its Resume Waiting Runs and activate its workflow',
 		name: 'askNotice',
 		type: 'notice',
 		default: '',
 	},
 	{ ...senderField },
-	recipientField,
 	{
-		displayName: 'Sender Phone Number',
-		name: 'senderPhone',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. +15559990000',
-		description:
-			'The number the customer sees and replies to (the `to` of their messages). Set it when you send from more than one number, so that only a reply to this number counts. Empty: a reply to any of your numbers counts.',
+		...recipientField,
+		hint: 'If several runs wait for this customer’s reply, the newest question gets it',
 	},
 	...messageSourceFields({
 		text: 'Ask with the text you enter',
@@ -130,6 +129,15 @@ const properties: INodeProperties[] = [
 				description:
 					'When no reply came by then, the run goes on with one item whose replied is false (its reply and answer empty)',
 			},
+			{
+				displayName: REPLIES_TO,
+				name: 'senderPhone',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. +15559990000',
+				description:
+					'Your number as the customer sees it, the one the question comes from. Set it when you send from several numbers: only a reply to this number then counts. Empty: a reply to any of your numbers counts.',
+			},
 			...(optionsField.options as INodeProperties[]),
 		],
 	},
@@ -144,7 +152,7 @@ interface WaitingReply {
 	customer: string;
 	/** The real recipient, when Test Mode sent the question to the test recipient. */
 	intendedRecipient?: string;
-	/** The sender's phone number the reply must go to; '' for any. */
+	/** The sender's phone number the reply must go to (Only Count Replies To); '' for any. */
 	senderPhone: string;
 	/** The sender (phone_number_id), for asking again. */
 	senderId: string;
@@ -242,8 +250,8 @@ function outputOf(waiting: WaitingReply, reply: IDataObject | null, answer: stri
 async function ask(run: RunState, { recipient, to, testMode }: Delivery): Promise<PreparedQuestion> {
 	const ctx = run.ctx;
 	const field = (label: string) => ({ label, itemIndex: 0 });
-	const senderPhoneText = String(ctx.getNodeParameter('senderPhone', 0, '') ?? '').trim();
-	const senderPhone = senderPhoneText ? checkPhone(ctx, field('Sender Phone Number'), senderPhoneText) : '';
+	const senderPhoneText = String(ctx.getNodeParameter('options.senderPhone', 0, '') ?? '').trim();
+	const senderPhone = senderPhoneText ? checkPhone(ctx, field(REPLIES_TO), senderPhoneText) : '';
 	const { text, template } = await questionOf(run);
 	const expected = expectedOf(ctx, template);
 	const onUnexpected = ctx.getNodeParameter('onUnexpectedReply', 0, 'keepWaiting') === 'continue' ? 'continue' : 'keepWaiting';
@@ -284,7 +292,9 @@ async function ask(run: RunState, { recipient, to, testMode }: Delivery): Promis
 			question: {
 				message_id: answer.message_id ?? null,
 				to,
-				from: senderPhone || null,
+				// The number it came from when Only Count Replies To names it; the sender's ID always.
+				...(senderPhone ? { from: senderPhone } : {}),
+				phone_number_id: senderId,
 				body: text,
 				...(template ? { template: { id: template.id, name: template.name } } : {}),
 				askedAt: new Date(askedAt).toISOString(),
@@ -316,20 +326,17 @@ function timeOf(body: IDataObject, data: IDataObject): number {
 }
 
 /**
- * The resume address. Only a `message.received` signed with the credential's Webhook Secret within
- * 300 s, from the customer asked, to the sender number asked from (when set), written after the
- * question, is a reply. It resumes the run when it is an expected answer (or any is); otherwise the run
- * keeps waiting (after asking again, when set) or goes on, as chosen. A GET only says that the run waits.
+ * The resume address. It answers only a request signed with the credential's Webhook Secret within 300 s
+ * (401 otherwise, whatever the method): someone who learns the address learns nothing from the node, not even
+ * whether the run waits (what n8n answers itself, 404 and 409, is n8n's). A signed GET says that the run still
+ * waits (the trigger asks so until n8n holds a resumed run). Only a `message.received` from the customer asked,
+ * to the sender number asked from (when set), written after the question, is a reply. It resumes the run when it
+ * is an expected answer (or any is); otherwise the run keeps waiting (after asking again, when set) or goes on,
+ * as chosen.
  */
 async function replyWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookResponseData> {
 	const ctx = run.ctx;
-	const waiting = readFromContext<WaitingReply>(run, CONTEXT_FIELD);
-	if (!waiting) return other(ctx, 'no question waits here');
 	const req = ctx.getRequestObject();
-	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://resume').searchParams;
-	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(ctx, 'the node waits for another question');
-	if (req.method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
-
 	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
 	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
 	// The trigger read the same credential a moment ago to check this reply: that reading serves here too.
@@ -339,6 +346,12 @@ async function replyWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookR
 		? verifySignature(secret, headers[SIGNATURE_HEADER], headers[TIMESTAMP_HEADER], rawBody, Math.floor(Date.now() / 1000))
 		: { valid: false as const, reason: 'no webhook secret' };
 	if (!check.valid) return answer(ctx, 401, { error: check.reason });
+
+	const waiting = readFromContext<WaitingReply>(run, CONTEXT_FIELD);
+	if (!waiting) return other(ctx, 'no question waits here');
+	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://resume').searchParams;
+	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(ctx, 'the node waits for another question');
+	if (req.method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
 
 	let body: IDataObject;
 	try {

@@ -56,7 +56,7 @@ export const description: INodeProperties[] = [
 		// A node's panel cannot read its credential (docs/action-node.md, "Test Mode"), so this says where the
 		// setting is and what each choice does, never which one is chosen. The run's output panel says that.
 		displayName:
-			'Test Mode is a setting of the credential (open it from Credential to connect with), not of this node. Off: messages go to their recipients. Send to Test Recipient: every message goes to the credential’s Test Recipient instead. Dry Run: nothing is sent; each request is only checked and signed. After a run, a note above the output says when a test setting was used.',
+			'Test Mode belongs to the credential, not to this node. Off: messages go to their recipients. Send to Test Recipient: all go to its Test Recipient. Dry Run: nothing is sent; requests are only checked and signed. A note above the output says when a test setting was used.',
 		name: 'testModeNotice',
 		type: 'notice',
 		default: '',

@@ -35,6 +35,8 @@ export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const
 }));
 
 const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
+/** Limit Wait Time's smallest Amount: what `waitUntilOf` accepts (more than 0), at two decimals. */
+const MIN_AMOUNT = 0.01;
 
 /** Options → Limit Wait Time, shared by the operations that wait (checked by `waitUntilOf`). */
 export const limitWaitTimeOption: INodeProperties = {
@@ -63,7 +65,8 @@ export const limitWaitTimeOption: INodeProperties = {
 					displayName: 'Amount',
 					name: 'resumeAmount',
 					type: 'number',
-					typeOptions: { minValue: 0, numberPrecision: 2 },
+					// The smallest amount the editor can enter with two decimals: 0 would be refused when the run starts.
+					typeOptions: { minValue: MIN_AMOUNT, numberPrecision: 2 },
 					default: 1,
 					displayOptions: { show: { limitType: ['afterTimeInterval'] } },
 				},
