@@ -10,17 +10,17 @@ import {
 } from 'n8n-workflow';
 
 import { testCredential } from '../../credentials/credentialTest';
-import { ACKNOWLEDGE_ONCE_RUN_EXISTS, reportAnswer } from './acknowledgement';
-import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './conversations/endpoint';
-import { handOverReply, keepReplyWaits, REPLY_EVENT, resumesWaitingRuns } from './conversations/handOver';
+import { ACKNOWLEDGE_ONCE_RUN_EXISTS, runStarted, takeOverAnswer } from './acknowledgement';
+import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './sharing/endpoint';
+import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
 	ALL_EVENTS,
 	EVENT_TYPE_OPTIONS,
-	MESSAGE_STATUS_EVENT,
 	MESSAGE_STATUS_OPTIONS,
 	envelopeProblem,
 	parseJsonObject,
+	selects,
 	testEventMark,
 	verificationChallenge,
 	type EventEnvelope,
@@ -44,7 +44,7 @@ const WEBHOOKS: IWebhookDescription[] = [
 		responseMode: ACKNOWLEDGE_ONCE_RUN_EXISTS,
 		path: 'webhook',
 	},
-	// Runs waiting for a chat reply register here (Resume Waiting Runs): conversations/endpoint.ts.
+	// Runs waiting for a chat reply and triggers that receive through this one register here: sharing/endpoint.ts.
 	WAITS_WEBHOOK,
 ];
 
@@ -126,8 +126,8 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const challenge = verificationChallenge(body);
 	if (challenge !== undefined) return answer(this, 200, { challenge });
 
-	// Whatever this request makes n8n save keeps the waits this process received (conversations/waits.ts).
-	keepReplyWaits(this);
+	// Whatever this request makes n8n save keeps the registrations this process received (sharing/registry.ts).
+	keepRegistrations(this);
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const headers = this.getHeaderData();
@@ -144,25 +144,31 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const problem = envelopeProblem(body);
 	if (problem !== undefined) return refuse(this, refusal(problem), options);
 	const { event, timestamp, data } = body as unknown as EventEnvelope;
+	const delivery = { rawBody, event, data };
 
-	// Event names not in the list (added by the service later) are well-formed and signed: they start
-	// the workflow when "*" is selected and are ignored otherwise, never refused.
 	const events = this.getNodeParameter('events', []) as string[];
-	const selected = events.includes(ALL_EVENTS) || events.includes(event);
-	// A reply may resume a waiting run even when Message Received does not start this workflow.
-	if (!selected && !(event === REPLY_EVENT && resumesWaitingRuns(this))) {
-		return answer(this, 200, { received: true, ignored: 'event not selected' });
-	}
-	if (event === MESSAGE_STATUS_EVENT && (options.ignoreStatuses ?? []).includes(String(data.status))) {
-		return answer(this, 200, { received: true, ignored: 'status ignored' });
+	const selected = selects({ events, ignoreStatuses: options.ignoreStatuses ?? [] }, event, data);
+	// The sharing trigger takes every event: a reply may resume a waiting run, and other workflows may select
+	// what this one does not. A test listener in the editor hands nothing on.
+	const sharing = sharesEvents(this);
+	const forWorkflows = sharing && this.getMode() !== 'manual';
+	if (!selected && !sharing) {
+		const ignored = events.includes(ALL_EVENTS) || events.includes(event) ? 'status ignored' : 'event not selected';
+		return answer(this, 200, { received: true, ignored });
 	}
 
 	const key = deliveryKey(rawBody);
 	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
 	// hide the event the user is waiting for.
+	let settle: (acknowledged: boolean) => void = () => {};
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
 		const claim = await claimDelivery(scopeOf(this), this.getWorkflowStaticData('node'), key, nowSeconds);
-		if (claim.outcome === 'duplicate') return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
+		if (claim.outcome === 'duplicate') {
+			// This trigger's run exists; a workflow that receives through it may still lack its own (its first
+			// attempt failed): each one knows the event if it has it.
+			if (!forWorkflows || resumedAlready(this, delivery)) return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
+			return answerHanded(this, await handOverToWorkflows(this, delivery), { received: true, ignored: 'duplicate delivery' });
+		}
 		if (claim.outcome === 'inFlight') {
 			// 503: the service retries later, by when n8n has answered the earlier copy.
 			this.logger.warn(
@@ -170,21 +176,75 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 			);
 			return answer(this, 503, { error: 'delivery in progress' });
 		}
-		reportAnswer(this.getResponseObject(), claim.settle);
+		settle = claim.settle;
 	}
 
-	// A reply to a question goes to the run asking it (Resume Waiting Runs); others go on as before. A reply
-	// a run took is answered here, so that its hand-over and the store are saved with the answer.
-	const reply = await handOverReply(this, { rawBody, event, data });
-	if ('answer' in reply) return answer(this, reply.answer.status, reply.answer.body);
-	if (!selected) return answer(this, 200, { received: true, ignored: 'event not selected' });
+	// A failure on the way frees the delivery for its retry (settling twice changes nothing).
+	let handedOn = false;
+	try {
+		const result = await handOn(this, delivery, selected, forWorkflows, settle, { key, timestamp, signatureTimestamp, outputDataOnly: options.outputDataOnly === true });
+		handedOn = true;
+		return result;
+	} finally {
+		if (!handedOn) settle(false);
+	}
+}
 
-	const json: IDataObject = options.outputDataOnly
+/**
+ * Hands a claimed event on: a reply to the run waiting for it, otherwise to this workflow (when it selects
+ * the event) and to every workflow that receives through this trigger, answering once all of them hold it.
+ */
+async function handOn(
+	context: IWebhookFunctions,
+	delivery: Delivery,
+	selected: boolean,
+	forWorkflows: boolean,
+	settle: (acknowledged: boolean) => void,
+	item: { key: string; timestamp: string; signatureTimestamp: string | null; outputDataOnly: boolean },
+): Promise<IWebhookResponseData> {
+	const { event, data } = delivery;
+	// A reply to a question goes to the run asking it (Share With Other Workflows); others go on as before. A
+	// reply a run took is answered here, so that its hand-over and the store are saved with the answer.
+	const reply = await handOverReply(context, delivery);
+	if ('answer' in reply) {
+		settle(reply.answer.status === 200);
+		return answer(context, reply.answer.status, reply.answer.body);
+	}
+	// Every workflow that receives through this trigger, at the same time as this one's own run.
+	const handing = forWorkflows ? handOverToWorkflows(context, delivery) : Promise.resolve<Handed>({ held: true, problems: [] });
+	if (!selected) {
+		const handed = await handing;
+		settle(handed.held);
+		return answerHanded(context, handed, { received: true, ignored: 'event not selected' });
+	}
+
+	const json: IDataObject = item.outputDataOnly
 		? { ...data, ...testEventMark(data), ...reply.extra }
-		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data), ...reply.extra };
-	// n8n answers once the run exists (acknowledgement.ts): the 2xx the service stops retrying on is sent
-	// only for an event n8n holds.
+		: { event, timestamp: item.timestamp, data, deliveryKey: item.key, signatureTimestamp: item.signatureTimestamp, ...testEventMark(data), ...reply.extra };
+	// n8n answers once the run exists (acknowledgement.ts); the service gets its 2xx only once every workflow
+	// holds the event, so a retry finds what is missing.
+	takeOverAnswer(context.getResponseObject(), async (n8n) => {
+		settle(n8n.runExists);
+		if (!n8n.runExists) return runStarted(n8n);
+		const handed = await handing;
+		if (handed.held) return runStarted(n8n);
+		logHandOverProblems(context, handed);
+		return { status: 503, body: { error: 'could not hand the event to every workflow' } };
+	});
 	return { workflowData: [[{ json }]] };
+}
+
+function logHandOverProblems(context: IWebhookFunctions, handed: Handed): void {
+	for (const problem of handed.problems) {
+		context.logger.warn(`Business Messaging Trigger: handing an event to another workflow: ${problem}`, { workflowId: context.getWorkflow().id });
+	}
+}
+
+/** The answer to an event this trigger's workflow does not run, once the workflows that receive through it hold it. */
+function answerHanded(context: IWebhookFunctions, handed: Handed, body: IDataObject): IWebhookResponseData {
+	logHandOverProblems(context, handed);
+	if (!handed.held) return answer(context, 503, { error: 'could not hand the event to every workflow' });
+	return answer(context, 200, body);
 }
 
 /**

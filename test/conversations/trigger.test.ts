@@ -8,9 +8,9 @@
 import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
 
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
-import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
+import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
-import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../nodes/shared/conversation';
+import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../nodes/shared/sharing';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import { sign } from '../trigger/requests';
 import { TEST_WEBHOOK_SECRET, TriggerHarness, type WebhookOutcome } from '../helpers/webhook';
@@ -20,7 +20,7 @@ const SENDER = '+15559990000';
 let standIn: TriggerStandIn;
 
 beforeEach(async () => {
-	forgetReceivedWaits();
+	forgetRegistrations();
 	standIn = await startTriggerStandIn();
 });
 afterEach(async () => await standIn.stop());
@@ -219,7 +219,7 @@ describe('a customer’s reply', () => {
 		expect((await deliver(trigger, reply)).body).toEqual({ received: true, resumedWaitingRun: true });
 
 		forgetInProcessDeliveries();
-		forgetReceivedWaits();
+		forgetRegistrations();
 		const restarted = new TriggerHarness({ parameters: { events: ['*'], resumeWaitingRuns: true }, typeVersion: 2, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
 		for (const retry of [earlier, reply]) {
 			const answer = await deliver(restarted, retry);
@@ -235,7 +235,7 @@ describe('a customer’s reply', () => {
 		const kept = await deliver(trigger, messageBody(CUSTOMER, 'maybe'));
 		expect([kept.workflowStarted, kept.items[0]?.json.replyKeptWaiting]).toEqual([true, true]);
 
-		forgetReceivedWaits();
+		forgetRegistrations();
 		await standIn.stop();
 		standIn = await startTriggerStandIn();
 		const also = harness({ alsoStartForReplies: true });

@@ -133,14 +133,18 @@ class RecordingResponse extends EventEmitter {
 		return this;
 	}
 
+	/** As Express: `json` hands the body to `send`, which writes it and ends the response. */
 	json(body: unknown) {
+		return this.send(body);
+	}
+
+	send(body: unknown) {
 		this.body = body;
 		return this.end();
 	}
 
-	send(body: unknown) {
-		return this.json(body);
-	}
+	/** Resolves once the response is ended: n8n's answer, or the trigger's own once it took n8n's over. */
+	readonly ended = new Promise<void>((resolve) => this.once('ended', resolve));
 
 	/**
 	 * Node is still closing the connection the sender hung up (its side ended, the socket not yet destroyed):
@@ -155,6 +159,7 @@ class RecordingResponse extends EventEmitter {
 		this.writableEnded = true;
 		if (!this.hungUp) this.headersSent = true;
 		this.emit(this.closing ? 'close' : 'prefinish');
+		this.emit('ended');
 		return this;
 	}
 
@@ -451,14 +456,44 @@ export class TriggerHarness {
 			this.saved = JSON.stringify(staticData);
 		}
 
-		if (result?.workflowData !== undefined && !res.writableEnded) await this.answerGate;
-		const outcome = this.answered(result, threw, res, description, logs);
-		// n8n ends the response (the node learns how it was answered, as from n8n's express response); a
-		// sender that hung up gets nothing.
+		let runStarted = false;
+		if (result?.workflowData !== undefined) {
+			await this.answerGate;
+			runStarted = await this.answerRun(res, description);
+		}
+		const outcome = this.answered(result, threw, res, description, logs, runStarted);
+		// n8n ends the response; a sender that hung up gets nothing.
 		res.statusCode = outcome.statusCode;
 		res.end();
 		if (!res.hungUp) res.emit('close');
 		return hangUp ? { ...outcome, statusCode: 0, body: undefined } : outcome;
+	}
+
+	/**
+	 * n8n's answer to a run handed over, as its webhook-helpers.js gives it: in `hostedChat` mode `res.send` once
+	 * the run exists and the response ended a tick later (handleHostedChatResponse), or 500 when it cannot create
+	 * the run; in `onReceived` mode the node's first item or its webhookResponse. Waits for the response to end:
+	 * the trigger may take n8n's answer over and end it itself later (acknowledgement.ts).
+	 */
+	private async answerRun(res: RecordingResponse, description: IWebhookDescription | undefined): Promise<boolean> {
+		// The node answered itself (a refusal summary): n8n only starts the run.
+		if (res.writableEnded) {
+			this.executionsCreated++;
+			return true;
+		}
+		if (this.failNextRuns > 0) {
+			this.failNextRuns--;
+			res.status(500).json({ code: 500, message: 'Error in workflow' });
+			process.nextTick(() => res.end());
+			await res.ended;
+			return false;
+		}
+		this.executionsCreated++;
+		if (description?.responseMode !== 'hostedChat') return true;
+		res.send({ executionStarted: true, executionId: String(this.executionsCreated), resumeToken: 'harness-resume-token' });
+		process.nextTick(() => res.end());
+		await res.ended;
+		return true;
 	}
 
 	private answered(
@@ -467,6 +502,7 @@ export class TriggerHarness {
 		res: RecordingResponse,
 		description: IWebhookDescription | undefined,
 		logs: string[],
+		runStarted = false,
 	): WebhookOutcome {
 		if (threw !== undefined || result === undefined) {
 			// n8n answers 500 unless the node already answered; then the sender keeps the node's answer
@@ -474,31 +510,15 @@ export class TriggerHarness {
 			const answered = res.writableEnded;
 			return { statusCode: answered ? res.statusCode : 500, body: answered ? res.body : { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
-		if (result.workflowData !== undefined && !res.writableEnded && this.failNextRuns > 0) {
-			this.failNextRuns--;
-			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
-		}
 		if (result.workflowData !== undefined) {
-			// What n8n answers once the run exists, unless the node answered first (webhook-helpers.js:
-			// handleHostedChatResponse; in onReceived mode webhook-on-received-response-extractor.js).
-			if (!res.writableEnded) this.executionsCreated++;
-			const executionId = String(this.executionsCreated);
-			const responseData = description?.responseData ?? 'firstEntryJson';
-			const n8nAnswer =
-				description?.responseMode === 'hostedChat'
-					? { executionStarted: true, executionId }
-					: responseData === 'noData'
-						? undefined
-						: responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
-			return {
-				statusCode: res.writableEnded ? res.statusCode : 200,
-				body: res.writableEnded ? res.body : n8nAnswer,
-				answeredAfterRunQueued: !res.writableEnded,
-				workflowStarted: true,
-				items: result.workflowData[0] ?? [],
-				threw,
-				logs,
-			};
+			const started = runStarted;
+			if (!res.writableEnded) {
+				// onReceived: n8n answers with the node's first item (webhook-on-received-response-extractor.js).
+				const responseData = description?.responseData ?? 'firstEntryJson';
+				const body = responseData === 'noData' ? undefined : responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
+				return { statusCode: 200, body, answeredAfterRunQueued: true, workflowStarted: started, items: result.workflowData[0] ?? [], threw, logs };
+			}
+			return { statusCode: res.statusCode, body: res.body, answeredAfterRunQueued: true, workflowStarted: started, items: started ? (result.workflowData[0] ?? []) : [], threw, logs };
 		}
 		if (result.noWebhookResponse === true) {
 			return { statusCode: res.statusCode, body: res.body, workflowStarted: false, items: [], threw, logs };

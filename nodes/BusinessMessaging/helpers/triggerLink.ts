@@ -4,7 +4,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-wo
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { signWebhookBody, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
-import { WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration, type WaitsRequest } from '../../shared/conversation';
+import { WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration, type WaitsRequest } from '../../shared/sharing';
 
 /**
  * The asking node's side of the link to the Business Messaging Trigger that resumes waiting runs: where

@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, updateDisplayOptions, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../../credentials/webhookSignature';
-import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/conversation';
+import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/sharing';
 import { secretIn, webhookSecret } from '../../../shared/webhookSecret';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';

@@ -1,13 +1,14 @@
 /**
- * What the asking operation (Message → Ask and Wait for Chat Reply) and the Business Messaging Trigger
- * say to each other, in one place. The asking node tells the trigger which customer it waits for and
- * where its run waits (its n8n resume address); the trigger hands that run the customer's reply, the
- * service's signed body unchanged. docs/conversations.md tells the whole story.
+ * What the trigger that shares this account's events says with those who receive through it, in one place:
+ * the asking operation (Message → Ask and Wait for Chat Reply) tells it which customer a run waits for and
+ * where the run waits (its n8n resume address); a trigger set to receive through it tells it which events
+ * its workflow takes and where (its Production URL, or its Test URL while the editor listens). The sharing
+ * trigger hands each of them the service's signed body unchanged. docs/sharing.md tells the whole story.
  */
 
 /**
- * The trigger's second webhook, one per n8n instance (n8n's production webhook base + this path): only
- * the trigger with Resume Waiting Runs on registers it, so the asking node needs no address.
+ * The sharing trigger's second webhook, one per n8n instance (n8n's production webhook base + this path):
+ * only the trigger with Share With Other Workflows on registers it, so nobody needs an address.
  */
 export const WAITS_PATH = 'business-messaging-replies';
 
@@ -30,10 +31,31 @@ export interface WaitRegistration {
 	askedAt: number;
 }
 
-/** The two requests of the asking node, signed like the service's webhooks with the Webhook Secret. */
+/** A trigger workflow that receives through the sharing trigger, as it registers. */
+export interface SubscriptionRegistration {
+	/** Random, per registration. */
+	id: string;
+	/** The trigger: `<workflow id>/<node id>`, with `/test` while the editor listens. A later registration of a key ends the earlier ones. */
+	key: string;
+	/** Where it takes events: its Production URL, or its Test URL while the editor listens. */
+	url: string;
+	/** Its Events ('*' for all) and the message statuses it ignores. */
+	events: string[];
+	ignoreStatuses: string[];
+	/** Its workflow's name, for the messages that name it. */
+	workflow: string;
+	/** When it registered (ms). */
+	registeredAt: number;
+	/** When a test listener stops (ms), 0 for an active workflow. */
+	until: number;
+}
+
+/** The requests to the sharing trigger, signed like the service's webhooks with the Webhook Secret. */
 export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'register'; wait: WaitRegistration }
-	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string };
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'subscribe'; subscription: SubscriptionRegistration }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'unsubscribe'; key: string };
 
 /** The query parameter naming the wait in the resume address, so a later wait of the same node can tell. */
 export const WAIT_ID_PARAM = 'wait';
