@@ -2,6 +2,7 @@ import {
 	NodeConnectionTypes,
 	NodeOperationError,
 	type IDataObject,
+	type IHookFunctions,
 	type INodeType,
 	type INodeTypeDescription,
 	type IWebhookDescription,
@@ -11,7 +12,8 @@ import {
 
 import { testCredential } from '../../credentials/credentialTest';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS, runStarted, takeOverAnswer } from './acknowledgement';
-import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './sharing/endpoint';
+import { handleWaitsRequest, isWaitsRequest, sharesWith, WAITS_WEBHOOK } from './sharing/endpoint';
+import { ensureOnlySharer, RECEIVE_THROUGH_SHARING_TRIGGER, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
 import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
@@ -31,11 +33,10 @@ import { webhookSecret } from '../shared/webhookSecret';
 import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
- * One POST endpoint. n8n answers an accepted event once the run exists (acknowledgement.ts); the node answers the rest. There is no `webhookMethods`
- * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
- * Production URL into the service's dashboard (see the notice in the node). Declared outside the
- * description because n8n's community lint asks any description listing webhooks inline for that
- * lifecycle; empty lifecycle methods would only pretend to register something.
+ * The service's endpoint: n8n answers an accepted event once the run exists (acknowledgement.ts); the node
+ * answers the rest. The spec shows no API to register a webhook with the service, so the user pastes the
+ * Production URL into the service's dashboard (see the notice in the node); the lifecycle (`webhookMethods`)
+ * registers a trigger with the sharing trigger on this n8n instead (sharing/subscriber.ts).
  */
 const WEBHOOKS: IWebhookDescription[] = [
 	{
@@ -285,12 +286,41 @@ export class BusinessMessagingTrigger implements INodeType {
 		webhooks: WEBHOOKS,
 		properties: [
 			{
+				displayName: 'Receive Events',
+				name: 'receiveFrom',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'At This Trigger’s Production URL',
+						value: 'service',
+						description: 'This trigger’s Production URL is the webhook URL in the service’s dashboard',
+					},
+					{
+						name: 'Through the Trigger That Shares Them',
+						value: RECEIVE_THROUGH_SHARING_TRIGGER,
+						description:
+							'Another workflow’s Business Messaging Trigger receives the events (Share With Other Workflows on) and passes on those this one’s Events select',
+					},
+				],
+				default: 'service',
+			},
+			{
 				// The README's set-up, in its order: the Test URL to check the whole path, then the Production URL.
 				displayName:
-					'Set-up: 1. Copy the dashboard’s webhook secret into the credential’s Webhook Secret. 2. To check the whole path, put this node’s Test URL (Webhook URLs above) into the service’s dashboard as the webhook URL, click Execute step, and send the service’s test event (Business Messaging node: Webhook → Send Test Event); it shows here. 3. Then put the Production URL into the dashboard and activate the workflow: the Test URL listens only while this panel says "Listening for test event".',
+					'Set-up: 1. Copy the dashboard’s webhook secret into the credential’s Webhook Secret. 2. To check the whole path, put this node’s Test URL (Webhook URLs above) into the service’s dashboard as the webhook URL, click Execute step, and send the service’s test event (Business Messaging node: Webhook → Send Test Event); it shows here. 3. Then put the Production URL into the dashboard and activate the workflow: the Test URL listens only while this panel says "Listening for test event". The dashboard takes one URL: for more workflows, turn on Share With Other Workflows here and set their triggers to receive through this one.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
+				displayOptions: { show: { receiveFrom: ['service'] } },
+			},
+			{
+				displayName:
+					'Events come through the Business Messaging Trigger that has Share With Other Workflows on (the one whose Production URL is in the service’s dashboard, with the same Webhook Secret): put nothing into the dashboard for this one. Activate this workflow, in any order, and it starts for the events its Events select. To check the path, click Execute step and send the service’s test event (Business Messaging node: Webhook → Send Test Event): it shows here while the sharing workflow is active.',
+				name: 'throughNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { receiveFrom: [RECEIVE_THROUGH_SHARING_TRIGGER] } },
 			},
 			{
 				displayName: 'Events',
@@ -302,20 +332,22 @@ export class BusinessMessagingTrigger implements INodeType {
 				description: 'Events that start the workflow. Other events are answered and ignored.',
 			},
 			{
-				displayName: 'Resume Waiting Runs',
+				// Named as in package 0.2.0, whose triggers with Resume Waiting Runs on keep sharing.
+				displayName: 'Share With Other Workflows',
 				name: 'resumeWaitingRuns',
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether a customer’s chat reply resumes the run that asked them with Business Messaging → Ask and Wait for Chat Reply, in any workflow on this n8n. Turn it on in one active trigger workflow only.',
+					'Whether this trigger passes your service’s events on to the other workflows on this n8n: to every Business Messaging Trigger set to receive through it (each gets what its Events select), and a customer’s chat reply to the run waiting for it (Business Messaging → Ask and Wait for Chat Reply, in any workflow). Turn it on in the one trigger whose Production URL is in the dashboard.',
+				displayOptions: { show: { receiveFrom: ['service'] } },
 			},
 			{
 				displayName:
-					'A reply goes to the newest run waiting for that customer and sender number, and then does not start this workflow. Every other message starts it as before. Only one trigger workflow on this n8n may have this on.',
+					'The service gets its 200 once every workflow holds the event. A reply goes to the newest run waiting for that customer and sender number, and then starts no workflow; every other event starts this workflow (when its Events select it) and each workflow that receives through this one. One trigger per n8n shares.',
 				name: 'resumeNotice',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { resumeWaitingRuns: [true] } },
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
 			},
 			{
 				displayName: 'Also Start This Workflow for Replies',
@@ -324,7 +356,7 @@ export class BusinessMessagingTrigger implements INodeType {
 				default: false,
 				description:
 					'Whether a reply that resumed a waiting run also starts this workflow (its item then has resumedWaitingRun: true)',
-				displayOptions: { show: { resumeWaitingRuns: [true] } },
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
 			},
 			{
 				displayName: 'Options',
@@ -380,6 +412,27 @@ export class BusinessMessagingTrigger implements INodeType {
 	};
 
 	methods = { credentialTest: { [CREDENTIAL_TEST]: testCredential } };
+
+	/**
+	 * The lifecycle of the trigger's own webhook: a trigger that receives through the sharing trigger registers
+	 * with it (sharing/subscriber.ts); a sharing trigger makes sure it is the only one on this n8n.
+	 */
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return false;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				if (receivesThroughSharingTrigger(this.getNode().parameters)) return await subscribe(this);
+				if (sharesWith(this.getNode().parameters)) await ensureOnlySharer(this);
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				if (receivesThroughSharingTrigger(this.getNode().parameters)) return await unsubscribe(this);
+				return true;
+			},
+		},
+	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		try {

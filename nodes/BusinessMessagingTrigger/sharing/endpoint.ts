@@ -105,17 +105,26 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 }
 
 /**
- * Registered only while the trigger's Resume Waiting Runs is on: n8n skips a webhook whose method is
- * empty. Declared with n8n 2.41's native resolver too (n8n-workflow webhook-description-fields.js), so
- * n8n reads the switch from the node's parameters instead of evaluating an expression for every event
- * (an expression costs an isolate per event under N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE); earlier versions
- * evaluate the template.
+ * Whether a trigger with these parameters shares its account's events (the switch shown as Share With Other
+ * Workflows; its name is 0.2.0's Resume Waiting Runs, so workflows made with 0.2.0 keep working). A trigger
+ * that receives through another never shares.
  */
-const METHOD_TEMPLATE = '={{$parameter["resumeWaitingRuns"] === true ? "POST" : ""}}';
+export function sharesWith(parameters: IDataObject): boolean {
+	return parameters.resumeWaitingRuns === true && parameters.receiveFrom !== 'sharingTrigger';
+}
+
+/**
+ * Registered only while the trigger shares its events: n8n skips a webhook whose method is empty. Declared with
+ * n8n 2.41's native resolver too (n8n-workflow webhook-description-fields.js), so n8n reads the switch from the
+ * node's parameters instead of evaluating an expression for every event (an expression costs an isolate per
+ * event under N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE); earlier versions evaluate the template. Named `setup` (n8n's
+ * other webhook name) so that the lifecycle of the trigger's `default` webhook (subscriber.ts) is not run for it.
+ */
+const METHOD_TEMPLATE = '={{$parameter["resumeWaitingRuns"] === true && $parameter["receiveFrom"] !== "sharingTrigger" ? "POST" : ""}}';
 const WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
 
 export const WAITS_WEBHOOK: IWebhookDescription = {
-	name: 'default',
+	name: 'setup',
 	httpMethod: METHOD_TEMPLATE,
 	responseMode: 'onReceived',
 	responseData: '',
@@ -123,6 +132,6 @@ export const WAITS_WEBHOOK: IWebhookDescription = {
 	isFullPath: true,
 	ndvHideUrl: true,
 	[WEBHOOK_RESOLVERS]: {
-		httpMethod: { template: METHOD_TEMPLATE, resolve: (parameters: IDataObject) => (parameters.resumeWaitingRuns === true ? 'POST' : '') },
+		httpMethod: { template: METHOD_TEMPLATE, resolve: (parameters: IDataObject) => (sharesWith(parameters) ? 'POST' : '') },
 	},
 };

@@ -3,7 +3,7 @@ import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctio
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
 import type { ReplyOutcome } from '../../shared/sharing';
 import { deliveryKey } from '../deliveryStore';
-import { waitsScope } from './endpoint';
+import { sharesWith, waitsScope } from './endpoint';
 import { Subscriptions, type Subscription } from './subscriptions';
 import { type Wait, Waits } from './waits';
 
@@ -20,10 +20,10 @@ export const REPLY_EVENT = 'message.received';
 
 /**
  * The trigger's switch, read as n8n reads it to register the waits webhook (endpoint.ts): the node's own
- * parameter, `true` only. Read raw, not through getNodeParameter: this runs for every event of every trigger.
+ * parameters, read raw, not through getNodeParameter: this runs for every event of every trigger.
  */
 export function sharesEvents(context: IWebhookFunctions): boolean {
-	return context.getNode().parameters.resumeWaitingRuns === true;
+	return sharesWith(context.getNode().parameters);
 }
 
 /**
