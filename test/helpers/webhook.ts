@@ -14,7 +14,7 @@
 import { EventEmitter } from 'node:events';
 
 import { Container } from '@n8n/di';
-import { InstanceSettings, WebhookContext } from 'n8n-core';
+import { HookContext, InstanceSettings, WebhookContext } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -38,6 +38,7 @@ import {
 } from 'n8n-workflow';
 
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+import { sharesWith } from '../../nodes/BusinessMessagingTrigger/sharing/endpoint';
 import { assertNoSecrets, SENTINEL_CLIENT_SECRET, SENTINEL_WEBHOOK_SECRET } from './secrets';
 
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';
@@ -97,6 +98,12 @@ export interface TriggerSetup {
 	credentialId?: string;
 	/** The trigger node's version (default 1); n8n hands the node the raw body differently for 2. */
 	typeVersion?: number;
+	/** The node's webhook id (its URLs' path), when several triggers share one stand-in n8n. */
+	webhookId?: string;
+	/** n8n's address (default http://localhost:5678): its webhook URLs start with it. */
+	baseUrl?: string;
+	/** The workflow's name (default 'Trigger harness'). */
+	workflowName?: string;
 }
 
 export interface WebhookOutcome {
@@ -317,6 +324,11 @@ export class TriggerHarness {
 		this.mode = setup.mode ?? 'webhook';
 	}
 
+	/** Whether this trigger shares its account's events (n8n then serves its second webhook). */
+	sharesEvents(): boolean {
+		return sharesWith(this.parts().workflowNode.parameters);
+	}
+
 	/** Static data as n8n would have saved it to its database after the requests so far. */
 	savedStaticData(): IDataObject {
 		return JSON.parse(this.saved) as IDataObject;
@@ -347,6 +359,60 @@ export class TriggerHarness {
 		};
 	}
 
+	/** The workflow around the trigger node, as n8n builds it for each request from the saved workflow. */
+	private parts() {
+		const node: INode = {
+			id: 'trigger-node-id',
+			name: TRIGGER_NODE_NAME,
+			type: TRIGGER_NODE_TYPE,
+			typeVersion: this.setup.typeVersion ?? 1,
+			position: [0, 0],
+			webhookId: this.setup.webhookId ?? 'harness-webhook-id',
+			parameters: { ...(this.setup.parameters ?? {}) },
+			credentials: { [CREDENTIAL_TYPE]: { id: this.setup.credentialId ?? `credential-of-${this.workflowId}`, name: 'Business Messaging account' } },
+		};
+		const workflow = new Workflow({
+			id: this.workflowId,
+			name: this.setup.workflowName ?? 'Trigger harness',
+			nodes: [node],
+			connections: {},
+			active: this.mode !== 'manual',
+			nodeTypes: this.nodeTypes,
+			staticData: JSON.parse(this.saved) as IDataObject,
+		});
+		const baseUrl = this.setup.baseUrl ?? 'http://localhost:5678';
+		const additionalData = {
+			credentialsHelper: new HarnessCredentialsHelper(this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials, () => this.credentialReads++),
+			webhookBaseUrl: `${baseUrl}/webhook`,
+			webhookTestBaseUrl: `${baseUrl}/webhook-test`,
+			webhookWaitingBaseUrl: `${baseUrl}/webhook-waiting`,
+			formWaitingBaseUrl: `${baseUrl}/form-waiting`,
+			restApiUrl: `${baseUrl}/rest`,
+			instanceBaseUrl: baseUrl,
+			variables: {},
+		};
+		return { node, workflow, workflowNode: workflow.getNode(TRIGGER_NODE_NAME) as INode, additionalData };
+	}
+
+	/**
+	 * Runs the trigger's webhook lifecycle as n8n does when it activates the workflow (`create`, mode
+	 * `webhook`), deactivates it (`delete`), or starts and stops listening for a test event (mode `manual`),
+	 * through n8n-core's HookContext. Resolves with what it logged; rejects with what it threw.
+	 */
+	async lifecycle(method: 'create' | 'delete'): Promise<string[]> {
+		const { workflow, workflowNode, additionalData } = this.parts();
+		const description = this.nodeTypes.getByName().description.webhooks![0];
+		// n8n marks the webhook of a test listener as such (test-webhooks.js), so the node's URL is its Test URL.
+		const webhookData = { httpMethod: 'POST', node: TRIGGER_NODE_NAME, path: `${String(workflowNode.webhookId)}/webhook`, webhookDescription: description, workflowId: this.workflowId, isTest: this.mode === 'manual' } as IWebhookData;
+		const context = new HookContext(workflow, workflowNode, additionalData as unknown as IWorkflowExecuteAdditionalData, this.mode, this.mode === 'manual' ? 'manual' : 'activate', webhookData);
+		const logs: string[] = [];
+		const record = (level: string) => (message: string) => logs.push(`${level} ${message}`);
+		Object.defineProperty(context, 'logger', { value: { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') } });
+		const methods = this.nodeTypes.getByName().webhookMethods!.default!;
+		await methods[method]!.call(context);
+		return logs;
+	}
+
 	private async deliver(request: WebhookRequest, nowMs: number | undefined, hangUp: HangUp | undefined): Promise<WebhookOutcome> {
 		const headers = lowercaseHeaders(request.headers);
 		const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
@@ -365,28 +431,8 @@ export class TriggerHarness {
 			};
 		}
 
-		const typeVersion = this.setup.typeVersion ?? 1;
-		const node: INode = {
-			id: 'trigger-node-id',
-			name: TRIGGER_NODE_NAME,
-			type: TRIGGER_NODE_TYPE,
-			typeVersion,
-			position: [0, 0],
-			webhookId: 'harness-webhook-id',
-			parameters: { ...(this.setup.parameters ?? {}) },
-			credentials: { [CREDENTIAL_TYPE]: { id: this.setup.credentialId ?? `credential-of-${this.workflowId}`, name: 'Business Messaging account' } },
-		};
-		const workflow = new Workflow({
-			id: this.workflowId,
-			name: 'Trigger harness',
-			nodes: [node],
-			connections: {},
-			active: this.mode !== 'manual',
-			nodeTypes: this.nodeTypes,
-			staticData: JSON.parse(this.saved) as IDataObject,
-		});
-		const workflowNode = workflow.getNode(TRIGGER_NODE_NAME) as INode;
-
+		const { node, workflow, workflowNode, additionalData: base } = this.parts();
+		const typeVersion = node.typeVersion;
 		// n8n reads the body before calling a version 1 node; for later versions only when it parses the
 		// content type, leaving `readRawBody()` to the node (n8n/dist/webhooks/webhook-helpers.js, parseRequestBody).
 		const bodyReadByN8n = typeVersion === 1 || isParsedByN8n(contentType);
@@ -408,21 +454,7 @@ export class TriggerHarness {
 		};
 		const res = new RecordingResponse();
 		if (hangUp) res.hangUp(hangUp);
-		const additionalData = {
-			credentialsHelper: new HarnessCredentialsHelper(
-				this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials,
-				() => this.credentialReads++,
-			),
-			httpRequest: req,
-			httpResponse: res,
-			webhookBaseUrl: 'http://localhost:5678/webhook',
-			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-			webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-			formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-			restApiUrl: 'http://localhost:5678/rest',
-			instanceBaseUrl: 'http://localhost:5678',
-			variables: {},
-		} as unknown as IWorkflowExecuteAdditionalData;
+		const additionalData = { ...base, httpRequest: req, httpResponse: res } as unknown as IWorkflowExecuteAdditionalData;
 		const description = this.nodeTypes.getByName().description.webhooks?.[0];
 		const webhookData = {
 			httpMethod: 'POST',

@@ -85,6 +85,11 @@ async function register(link: Link, registration: SubscriptionRegistration): Pro
 	}
 }
 
+/** Sleeps `ms`, in steps, while `going()`: a deactivation ends the wait within a second. */
+async function pause(ms: number, going: () => boolean): Promise<void> {
+	for (let left = ms; left > 0 && going(); left -= 1000) await sleep(Math.min(left, 1000));
+}
+
 /** The registration this process keeps up, per trigger (`keyOf`): a later activation or a deactivation ends the earlier one's loop. */
 const kept = new Map<string, string>();
 
@@ -95,7 +100,7 @@ function keepRegistered(context: IHookFunctions, link: Link, registration: Subsc
 	void (async () => {
 		let retry = FIRST_RETRY_MS;
 		while (current()) {
-			await sleep(registered ? CHECK_EVERY_MS : retry);
+			await pause(registered ? CHECK_EVERY_MS : retry, current);
 			if (!current()) return;
 			if (registered) {
 				const check = await link.tell({ type: WAITS_MESSAGE_TYPE, action: 'check', id: registration.id }).catch(() => undefined);
