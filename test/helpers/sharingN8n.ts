@@ -160,7 +160,8 @@ export async function startSharingN8n(): Promise<StandInN8n> {
 			for (const t of triggers) t.harness = harness((t as StandInTrigger & { spec: Parameters<typeof harness>[0] }).spec, 'webhook', t.harness.savedStaticData());
 		},
 		stop: async () => {
-			for (const t of triggers) if (t.active) await t.harness.lifecycle('delete').catch(() => undefined);
+			// Every trigger ever activated, also one made unreachable by hand: its registration loop ends.
+			for (const t of triggers) await t.harness.lifecycle('delete').catch(() => undefined);
 			await new Promise<void>((resolve) => server.close(() => resolve()));
 		},
 	};
