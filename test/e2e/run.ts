@@ -1,13 +1,14 @@
 /**
  * End-to-end suite: this package in a real n8n against the sandbox, driven over HTTP.
  * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
- * checks; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
+ * checks; E2E_ONLY=<regex> only the checks whose names match; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
+import { isSharingReceiver, sharingChecks, sharingWorkflows } from './checks/sharing';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
@@ -52,6 +53,7 @@ import {
 	templateSendWorkflow,
 	templateWorkflow,
 	textWorkflow,
+	triggerProductionPath,
 	webhookTestWorkflow,
 	agentWorkflow,
 	CREDENTIAL_TYPE,
@@ -97,7 +99,10 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
+	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
+
+/** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
+const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -119,6 +124,7 @@ export async function e2eSuite(options: {
 	let stack: Stack | undefined;
 	const runCheck = async (check: Check) => {
 		if (smoke && !SMOKE_CHECKS.test(check.name)) return;
+		if (ONLY && !ONLY.test(check.name)) return;
 		await report.run({ ...check, name: `${prefix}${check.name}` });
 	};
 	const mediaFile = 'pixel.png';
@@ -145,6 +151,7 @@ export async function e2eSuite(options: {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				...conversationWorkflows(credential),
+				...sharingWorkflows(credential),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
@@ -183,8 +190,8 @@ export async function e2eSuite(options: {
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
-			// The two trigger workflows: active from the start.
-			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
+			// The trigger workflows: active from the start; those that receive through the sharing one, once the sharing checks run.
+			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE) && !isSharingReceiver(w)).map((w) => w.id),
 			// Workflows that start with n8n's Webhook node: the server runs them on request.
 			activate: (workflows) =>
 				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
@@ -222,6 +229,8 @@ export async function e2eSuite(options: {
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
 		exampleChecks[2],
+		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.
+		...sharingChecks(stack, `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
 	];
 	for (const check of checks) await runCheck(check);
 

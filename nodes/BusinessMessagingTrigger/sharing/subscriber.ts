@@ -14,7 +14,7 @@ import { secretIn } from '../../shared/webhookSecret';
  * for a test event, it registers its Test URL until n8n stops listening.
  *
  * Activation never fails for want of a sharing trigger: workflows are activated in any order, at n8n's start
- * too. Until the sharing trigger has the registration, this process tries again (5 s, doubling to 5 minutes),
+ * too. Until the sharing trigger has the registration, this process tries again (5 s, doubling to a minute),
  * and afterwards checks it every CHECK_EVERY_MS, registering again when it is gone (say, the sharing
  * workflow was replaced). Listening in the editor fails at once, with what to set up.
  */
@@ -24,7 +24,7 @@ export const RECEIVE_THROUGH_SHARING_TRIGGER = 'sharingTrigger';
 /** How often an active workflow checks that the sharing trigger still has its registration. */
 const CHECK_EVERY_MS = 10 * 60_000;
 const FIRST_RETRY_MS = 5_000;
-const LONGEST_RETRY_MS = 5 * 60_000;
+const LONGEST_RETRY_MS = 60_000;
 /** How long a test listener stays registered at most: n8n stops listening after two minutes. */
 const LISTEN_FOR_MS = 5 * 60_000;
 

@@ -1,0 +1,236 @@
+/**
+ * Several trigger workflows on the one URL the service allows, in a real n8n: the conversations trigger shares
+ * (Share With Other Workflows, saved as package 0.2.0 saves it), three trigger workflows receive through it, each
+ * with its own Events. Each event is looked up in every workflow's executions by its own id.
+ */
+import { randomUUID } from 'node:crypto';
+import { type ExecutionSummary, nodeOutput, underWay } from '../../../tools/n8n/n8n';
+import { sleep, waitFor } from '../../../tools/n8n/proc';
+import type { Stack } from '../../../tools/n8n/stack';
+import { chain, node, type Workflow, webhookIdFor } from '../../../tools/n8n/workflow';
+import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { signedRequest } from '../../trigger/requests';
+import { assert, assertEqual, type Check } from '../lib/report';
+import { CONVERSATION_TRIGGER_HOOK } from './conversations';
+import { listen, nextExecution } from './listen';
+
+const TRIGGER_NODE = 'Business Messaging Trigger';
+const SHARING = 'E2E: conversations trigger (Resume Waiting Runs)';
+
+/** The workflows that receive through the sharing trigger, each with its own Events. */
+const RECEIVERS = {
+	orders: { name: 'E2E: sharing, orders', events: ['order.created', 'order.status.updated'], ignoreStatuses: [] as string[] },
+	crm: { name: 'E2E: sharing, CRM sync', events: ['message.received', 'contact.created'], ignoreStatuses: [] as string[] },
+	statuses: { name: 'E2E: sharing, delivery statuses', events: ['message.status.updated'], ignoreStatuses: ['sent'] },
+};
+type Receiver = keyof typeof RECEIVERS;
+const hookOf = (receiver: Receiver) => webhookIdFor(`e2e-sharing-${receiver}`);
+
+/** Inactive until the checks activate them. */
+export function sharingWorkflows(credential: CredentialRef): Workflow[] {
+	return (Object.keys(RECEIVERS) as Receiver[]).map((receiver) => {
+		const { name, events, ignoreStatuses } = RECEIVERS[receiver];
+		return chain(`e2eShare${receiver}`, name, [
+			node(TRIGGER_NODE, TRIGGER_TYPE, 2, { receiveFrom: 'sharingTrigger', events, options: { ignoreStatuses } }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: hookOf(receiver) }),
+		]);
+	});
+}
+
+/** A customer nobody asked: their messages resume no run. */
+const STRANGER = '+15550009876';
+
+/** One event of each kind, each with an id of its own (the `tag`), and which workflows select it. */
+function events(tag: string): Array<{ id: string; body: string; selectedBy: Receiver[] }> {
+	const at = new Date().toISOString();
+	const make = (event: string, data: Record<string, unknown>) => JSON.stringify({ event, timestamp: at, data: { ...data } });
+	const n = (i: number) => `${tag}-${i}`;
+	return [
+		{ id: n(1), body: make('message.received', { message_id: n(1), conversation_id: 1, from: STRANGER, to: '+15559990000', type: 'text', body: 'hello', timestamp: at }), selectedBy: ['crm'] },
+		{ id: n(2), body: make('order.created', { order_id: n(2), conversation_id: 1, status: 'pending', total: 10, currency: 'EUR', created_at: at }), selectedBy: ['orders'] },
+		{ id: n(3), body: make('order.status.updated', { order_id: n(3), old_status: 'pending', new_status: 'accepted', updated_at: at }), selectedBy: ['orders'] },
+		{ id: n(4), body: make('contact.created', { contact_id: n(4) }), selectedBy: ['crm'] },
+		{ id: n(5), body: make('message.status.updated', { message_id: n(5), status: 'sent', timestamp: at }), selectedBy: [] },
+		{ id: n(6), body: make('message.status.updated', { message_id: n(6), status: 'read', timestamp: at }), selectedBy: ['statuses'] },
+		{ id: n(7), body: make('conversation.created', { conversation_id: n(7), contact_id: 1, phone_number: STRANGER, created_at: at }), selectedBy: [] },
+	];
+}
+
+/** The id of the event a trigger run holds (the field each event kind carries its id in). */
+function eventIdOf(execution: ExecutionSummary): string | undefined {
+	const data = (nodeOutput(execution, TRIGGER_NODE)[0]?.data ?? {}) as Record<string, unknown>;
+	const id = data.message_id ?? data.order_id ?? data.contact_id ?? data.conversation_id;
+	return id === undefined ? undefined : String(id);
+}
+
+/** `webhookUrl`: the sandbox's webhook URL, put back after the test event. */
+export function sharingChecks(stack: Stack, webhookUrl: string, log: (line: string) => void): Check[] {
+	const { n8n, sandbox } = stack;
+	const secret = sandbox.credentials.webhookSecret;
+	const workflowId = (name: string) => stack.workflows.find((w) => w.name === name)!.id;
+	const receivers = Object.keys(RECEIVERS) as Receiver[];
+	const sharingUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+
+	const post = async (body: string, signWith = secret, timestamp = Math.floor(Date.now() / 1000)) => {
+		const res = await fetch(sharingUrl, { method: 'POST', headers: signedRequest(signWith, body, timestamp).headers, body });
+		return { status: res.status, body: await res.text() };
+	};
+
+	/** Event ids in each workflow's runs since `since` (execution ids), once every run has ended. */
+	async function runsSince(since: Record<string, number>): Promise<Record<string, string[]>> {
+		const out: Record<string, string[]> = {};
+		for (const name of [SHARING, ...receivers.map((r) => RECEIVERS[r].name)]) {
+			const list = await waitFor(`the runs of ${name} to end`, async () => {
+				const all = (await n8n.executions(workflowId(name), 250)).filter((e) => Number(e.id) > (since[name] ?? 0));
+				return all.some((e) => underWay(e.status, { waiting: false })) ? undefined : all;
+			}, 60_000, 300);
+			out[name] = list.map(eventIdOf).filter((id): id is string => id !== undefined).sort();
+		}
+		return out;
+	}
+
+	async function newest(): Promise<Record<string, number>> {
+		const out: Record<string, number> = {};
+		for (const name of [SHARING, ...receivers.map((r) => RECEIVERS[r].name)]) out[name] = Math.max(0, ...(await n8n.executions(workflowId(name), 1)).map((e) => Number(e.id)));
+		return out;
+	}
+
+	/** Sends one event of each kind; each must be answered 200 and run exactly in the workflows that select it. */
+	async function eachEventOnce(tag: string, active: Receiver[] = receivers): Promise<void> {
+		const since = await newest();
+		const sent = events(tag);
+		for (const e of sent) {
+			const answer = await post(e.body);
+			assertEqual(answer.status, 200, `the answer to ${e.id} (${answer.body})`);
+		}
+		await sleep(1500);
+		const runs = await runsSince(since);
+		assertEqual(runs[SHARING], sent.map((e) => e.id).sort(), 'events in the sharing trigger’s workflow (it selects all)');
+		for (const r of receivers) {
+			const expected = active.includes(r) ? sent.filter((e) => e.selectedBy.includes(r)).map((e) => e.id).sort() : [];
+			assertEqual(runs[RECEIVERS[r].name], expected, `events in ${RECEIVERS[r].name}`);
+		}
+	}
+
+	/** Until one event reaches every active receiver (a receiver activated before the sharing trigger registers again within seconds). */
+	async function untilEveryoneReceives(active: Receiver[]): Promise<void> {
+		const started = Date.now();
+		await waitFor('every workflow to receive through the sharing trigger', async () => {
+			const since = await newest();
+			const probe = events(`probe-${randomUUID().slice(0, 8)}`);
+			for (const e of probe) await post(e.body);
+			await sleep(1000);
+			const runs = await runsSince(since);
+			return active.every((r) => probe.filter((e) => e.selectedBy.includes(r)).every((e) => runs[RECEIVERS[r].name].includes(e.id))) ? true : undefined;
+		}, 90_000, 500);
+		log(`every workflow received ${((Date.now() - started) / 1000).toFixed(1)} s after the last activation`);
+	}
+
+	const activate = async (name: string) => await n8n.activate(workflowId(name));
+	const deactivate = async (name: string) => await n8n.deactivate(workflowId(name));
+
+	return [
+		{
+			name: 'sharing: three trigger workflows with different Events receive through the trigger that shares (its URL the only one in the dashboard): each event runs in exactly the workflows that select it, and the service gets 200 once each holds its run',
+			fn: async () => {
+				for (const r of receivers) await activate(RECEIVERS[r].name);
+				await eachEventOnce(`first-${randomUUID().slice(0, 8)}`);
+			},
+		},
+		{
+			name: 'sharing: activation in every order (the receiving workflows before the sharing one, after it, in between), and after an n8n restart: then each event runs in exactly the workflows that select it',
+			fn: async () => {
+				const orders: Array<{ title: string; steps: string[] }> = [
+					{ title: 'receivers first', steps: [...receivers.map((r) => RECEIVERS[r].name), SHARING] },
+					{ title: 'sharing first', steps: [SHARING, ...receivers.map((r) => RECEIVERS[r].name)] },
+					{ title: 'in between', steps: [RECEIVERS.orders.name, SHARING, RECEIVERS.crm.name, RECEIVERS.statuses.name] },
+				];
+				for (const order of orders) {
+					for (const name of [SHARING, ...receivers.map((r) => RECEIVERS[r].name)]) await deactivate(name);
+					for (const name of order.steps) await activate(name);
+					await untilEveryoneReceives(receivers);
+					await eachEventOnce(`order-${order.title.replace(/\W/g, '')}-${randomUUID().slice(0, 6)}`);
+				}
+				await n8n.stop();
+				await n8n.start();
+				await untilEveryoneReceives(receivers);
+				await eachEventOnce(`restart-${randomUUID().slice(0, 8)}`);
+			},
+		},
+		{
+			name: 'sharing: a workflow deactivated while events stream in stops receiving at once and holds up none: every event answered 200 and run in the sharing workflow; the deactivated one got only events before its deactivation',
+			fn: async () => {
+				const since = await newest();
+				const ids: string[] = [];
+				let deactivatedAfter = -1;
+				let deactivated = -1;
+				const at = new Date().toISOString();
+				for (let i = 0; i < 20; i++) {
+					const id = `stream-${randomUUID().slice(0, 8)}-${i}`;
+					ids.push(id);
+					const answer = await post(JSON.stringify({ event: 'message.received', timestamp: at, data: { message_id: id, conversation_id: 1, from: STRANGER, to: '+15559990000', type: 'text', body: 'hi', timestamp: at } }));
+					assertEqual(answer.status, 200, `the answer to event ${i} (${answer.body})`);
+					if (i === 9) {
+						deactivatedAfter = i;
+						await deactivate(RECEIVERS.crm.name);
+						deactivated = i;
+					}
+				}
+				const runs = await runsSince(since);
+				assertEqual(runs[SHARING], [...ids].sort(), 'events in the sharing workflow');
+				assertEqual(runs[RECEIVERS.crm.name], ids.slice(0, deactivatedAfter + 1).sort(), 'events in the deactivated workflow');
+				assert(deactivated === 9, 'deactivated after the tenth event');
+				await activate(RECEIVERS.crm.name);
+			},
+		},
+		{
+			name: 'sharing: eight copies of one event at the same moment, then the service’s retry, start one run in each workflow that selects it',
+			fn: async () => {
+				const since = await newest();
+				const [message] = events(`copies-${randomUUID().slice(0, 8)}`);
+				const base = Math.floor(Date.now() / 1000);
+				const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(message.body, secret, base - (i % 4))));
+				assertEqual(answers.map((a) => a.status), Array(8).fill(200), `the answers (${answers.map((a) => a.body).join(' ')})`);
+				assertEqual((await post(message.body)).status, 200, 'the retry');
+				const runs = await runsSince(since);
+				assertEqual([runs[SHARING], runs[RECEIVERS.crm.name], runs[RECEIVERS.orders.name]], [[message.id], [message.id], []], 'runs per workflow');
+			},
+		},
+		{
+			name: 'sharing: a forged, unsigned or stale event is refused (401) and starts nothing in any workflow',
+			fn: async () => {
+				const since = await newest();
+				const [message] = events(`forged-${randomUUID().slice(0, 8)}`);
+				assertEqual((await post(message.body, 'not-the-dashboard-secret')).status, 401, 'signed with another secret');
+				assertEqual((await post(message.body, secret, Math.floor(Date.now() / 1000) - 400)).status, 401, 'stale');
+				const unsigned = await fetch(sharingUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: message.body });
+				assertEqual(unsigned.status, 401, 'unsigned');
+				await sleep(1000);
+				const runs = await runsSince(since);
+				assertEqual(Object.values(runs).flat(), [], 'runs');
+			},
+		},
+		{
+			name: 'sharing: listening for a test event (Execute step) on a trigger that receives through the sharing one: Webhook → Send Test Event shows in its output, marked as the service’s test event',
+			fn: async () => {
+				const workflow = stack.workflows.find((w) => w.name === RECEIVERS.crm.name)!;
+				const before = (await n8n.executions(workflow.id)).length;
+				await listen(n8n, workflow, 'step', hookOf('crm'));
+				await sandbox.setWebhookUrl(sharingUrl);
+				try {
+					const sender = stack.workflows.find((w) => w.name.startsWith('E2E: ask the service'));
+					assert(sender, 'no send-test-event workflow');
+					const { runThroughServer } = await import('./actions');
+					assertEqual((await runThroughServer(n8n, sender)).status, 'success', 'Send Test Event');
+					const execution = await nextExecution(n8n, workflow.id, before);
+					const [item] = nodeOutput(execution, TRIGGER_NODE);
+					assertEqual([execution.mode, item?.event, item?.testEvent], ['manual', 'message.received', true], 'the listening run (mode, event, test event)');
+				} finally {
+					await sandbox.setWebhookUrl(webhookUrl);
+				}
+			},
+		},
+	];
+}
+
+/** Whether a workflow is one of the receivers here (inactive at the start of the suite). */
+export const isSharingReceiver = (workflow: Workflow) => Object.values(RECEIVERS).some((r) => r.name === workflow.name);
