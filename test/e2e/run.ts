@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
-import { isSharingReceiver, sharingChecks, sharingWorkflows } from './checks/sharing';
+import { isSharingReceiver, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
-import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
+import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
 	DEFAULT_HOOK,
@@ -36,7 +36,7 @@ import { settingChecks } from './lib/setting';
 import { type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
 import { logsFolder } from '../../tools/n8n/logs';
 import { stopAll } from '../../tools/n8n/proc';
-import { N8N_VERSION, type N8n } from '../../tools/n8n/n8n';
+import { N8N_VERSION, type N8n, n8nId } from '../../tools/n8n/n8n';
 import { startStack, type Stack, timingsLine } from '../../tools/n8n/stack';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import {
@@ -183,6 +183,7 @@ export async function e2eSuite(options: {
 								{ [CREDENTIAL_TYPE]: credential, [OPENAI_CREDENTIAL_TYPE]: extraCredentials[OPENAI_CREDENTIAL] },
 								SUPPORT_BOT_WEBHOOK_ID,
 							),
+							exampleWorkflow(ORDERS_EXAMPLE.file, ORDERS_EXAMPLE.key, { [CREDENTIAL_TYPE]: credential }, webhookIdFor('e2e-orders-example')),
 						]
 					: []),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
@@ -191,7 +192,9 @@ export async function e2eSuite(options: {
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
 			// The trigger workflows: active from the start; those that receive through the sharing one, once the sharing checks run.
-			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE) && !isSharingReceiver(w)).map((w) => w.id),
+			// The example pair (its own sharing trigger) only in its check: one trigger per n8n shares.
+			publish: (workflows) =>
+				workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE) && !isSharingReceiver(w) && ![n8nId('e2eSupportBot'), n8nId(ORDERS_EXAMPLE.key)].includes(w.id)).map((w) => w.id),
 			// Workflows that start with n8n's Webhook node: the server runs them on request.
 			activate: (workflows) =>
 				workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
@@ -216,7 +219,7 @@ export async function e2eSuite(options: {
 		...sendingChecks(stack),
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
 		...(hasHitlTool(stack.n8n, smoke) ? hitlChecks(stack, model) : []),
-		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID) : []),
+		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID, stack.workflows.find((w) => w.name === SHARING_WORKFLOW)!.id) : []),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID, (line) => process.stdout.write(`# ${prefix}${line}\n`))),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
 		// Started here, not first: the example's no-reply branch sends a message when n8n ends the wait (within

@@ -15,7 +15,9 @@ import { CONVERSATION_TRIGGER_HOOK } from './conversations';
 import { listen } from './listen';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
-const SHARING = 'E2E: conversations trigger (Resume Waiting Runs)';
+/** The suite's sharing trigger: the conversations trigger, saved as package 0.2.0 saves it. */
+export const SHARING_WORKFLOW = 'E2E: conversations trigger (Resume Waiting Runs)';
+const SHARING = SHARING_WORKFLOW;
 
 /** The workflows that receive through the sharing trigger, each with its own Events. */
 const RECEIVERS = {
