@@ -233,7 +233,7 @@ export async function e2eSuite(options: {
 		...chatChecks.slice(-1),
 		exampleChecks[2],
 		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.
-		...sharingChecks(stack, `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
+		...sharingChecks(stack, { deliverTo: [stack.n8n], webhookUrl: `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, log: (line) => process.stdout.write(`# ${prefix}${line}\n`) }),
 	];
 	for (const check of checks) await runCheck(check);
 

@@ -23,6 +23,7 @@ import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
+import { isSharingReceiver, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -83,8 +84,10 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
 				conversationTriggerWorkflow(credential),
 				askWorkflow(credential, 'Any', {}),
+				...sharingWorkflows(credential),
 			],
-			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE)).map((w) => w.id),
+			// The workflows that receive through the sharing (conversations) trigger: once the sharing checks run.
+			publish: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE) && !isSharingReceiver(w)).map((w) => w.id),
 			activate: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
 		});
 	} catch (error) {
@@ -315,6 +318,9 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				assertRanOnWorker(s, ran);
 			},
 		},
+		// Several workflows on one URL, deliveries landing on either webhook process in turn (copies to both at once
+		// need the Redis guard, as for any trigger; a test listener needs /webhook-test/ routed to the main process).
+		...sharingChecks(s, { deliverTo: s.webhooks, webhookUrl: urlsOf(REPLY_HOOK)[0], log: say }).filter((check) => !/eight copies|listening/.test(check.name)),
 		{
 			name: 'no secret appears in any process’s log or in any execution’s data',
 			fn: async () => {

@@ -4,7 +4,7 @@
  * with its own Events. Each event is looked up in every workflow's executions by its own id.
  */
 import { randomUUID } from 'node:crypto';
-import { type ExecutionSummary, nodeOutput, underWay } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, type Workflow, webhookIdFor } from '../../../tools/n8n/workflow';
@@ -65,16 +65,24 @@ function eventIdOf(execution: ExecutionSummary): string | undefined {
 	return data.ref === undefined ? undefined : String(data.ref);
 }
 
-/** `webhookUrl`: the sandbox's webhook URL, put back after the test event. */
-export function sharingChecks(stack: Stack, webhookUrl: string, log: (line: string) => void): Check[] {
+/**
+ * `deliverTo`: the processes the service's deliveries land on, in turn (n8n itself; queue mode's webhook
+ * processes). `webhookUrl`: the sandbox's webhook URL, put back after the test event.
+ */
+export function sharingChecks(stack: Stack, o: { deliverTo: N8n[]; webhookUrl: string; log: (line: string) => void }): Check[] {
 	const { n8n, sandbox } = stack;
+	const { webhookUrl, log } = o;
 	const secret = sandbox.credentials.webhookSecret;
 	const workflowId = (name: string) => stack.workflows.find((w) => w.name === name)!.id;
 	const receivers = Object.keys(RECEIVERS) as Receiver[];
-	const sharingUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+	const sharingUrls = o.deliverTo.map((p) => `${p.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`);
+	const sharingUrl = sharingUrls[0];
+	let turn = 0;
 
+	/** One delivery as the service sends it, to the next process in turn. */
 	const post = async (body: string, signWith = secret, timestamp = Math.floor(Date.now() / 1000)) => {
-		const res = await fetch(sharingUrl, { method: 'POST', headers: signedRequest(signWith, body, timestamp).headers, body });
+		const url = sharingUrls[turn++ % sharingUrls.length];
+		const res = await fetch(url, { method: 'POST', headers: signedRequest(signWith, body, timestamp).headers, body });
 		return { status: res.status, body: await res.text() };
 	};
 
@@ -210,8 +218,10 @@ export function sharingChecks(stack: Stack, webhookUrl: string, log: (line: stri
 				const [message] = events(`forged-${randomUUID().slice(0, 8)}`);
 				assertEqual((await post(message.body, 'not-the-dashboard-secret')).status, 401, 'signed with another secret');
 				assertEqual((await post(message.body, secret, Math.floor(Date.now() / 1000) - 400)).status, 401, 'stale');
-				const unsigned = await fetch(sharingUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: message.body });
-				assertEqual(unsigned.status, 401, 'unsigned');
+				for (const url of sharingUrls) {
+					const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: message.body });
+					assertEqual(unsigned.status, 401, `unsigned, to ${url}`);
+				}
 				await expectRuns(since, {});
 			},
 		},
