@@ -9,6 +9,7 @@ import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows }
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
 import { isSharingReceiver, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
+import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
@@ -232,6 +233,8 @@ export async function e2eSuite(options: {
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
 		exampleChecks[2],
+		// Before the sharing checks: they then run on the state the earlier build left.
+		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
 		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.
 		...sharingChecks(stack, { deliverTo: [stack.n8n], webhookUrl: `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, log: (line) => process.stdout.write(`# ${prefix}${line}\n`) }),
 	];
