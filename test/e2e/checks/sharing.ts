@@ -160,6 +160,7 @@ export function sharingChecks(stack: Stack, o: { deliverTo: N8n[]; webhookUrl: s
 		},
 		{
 			name: 'sharing: activation in every order (the receiving workflows before the sharing one, after it, in between), and after an n8n restart: then each event runs in exactly the workflows that select it',
+			timeoutMs: 600_000,
 			fn: async () => {
 				const orders: Array<{ title: string; steps: string[] }> = [
 					{ title: 'receivers first', steps: [...receivers.map((r) => RECEIVERS[r].name), SHARING] },
@@ -180,6 +181,7 @@ export function sharingChecks(stack: Stack, o: { deliverTo: N8n[]; webhookUrl: s
 		},
 		{
 			name: 'sharing: a workflow deactivated while events stream in stops receiving at once and holds up none: every event answered 200 and run in the sharing workflow; the deactivated one got only events before its deactivation',
+			timeoutMs: 300_000,
 			fn: async () => {
 				const since = await newest();
 				const ids: string[] = [];
