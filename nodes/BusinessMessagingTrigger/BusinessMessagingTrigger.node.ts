@@ -342,8 +342,23 @@ export class BusinessMessagingTrigger implements INodeType {
 				displayOptions: { show: { receiveFrom: ['service'] } },
 			},
 			{
+				displayName: 'Share As',
+				name: 'shareAs',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Account 1', value: 1, description: 'The service account whose events this n8n shares (the only one, usually)' },
+					{ name: 'Account 2', value: 2, description: 'A second service account whose events this n8n shares too' },
+					{ name: 'Account 3', value: 3, description: 'A third service account whose events this n8n shares too' },
+				],
+				default: 1,
+				description:
+					'When this n8n receives the events of several service accounts (several dashboards, each with a Webhook Secret of its own), each account’s sharing trigger takes a number of its own. Triggers and Ask and Wait nodes find theirs by their Webhook Secret.',
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
+			},
+			{
 				displayName:
-					'The service gets its 200 once every workflow holds the event. A reply goes to the newest run waiting for that customer and sender number, and then starts no workflow; every other event starts this workflow (when its Events select it) and each workflow that receives through this one. One trigger per n8n shares.',
+					'The service gets its 200 once every workflow holds the event. A reply goes to the newest run waiting for that customer and sender number, and then starts no workflow; every other event starts this workflow (when its Events select it) and each workflow that receives through this one. One trigger per service account shares.',
 				name: 'resumeNotice',
 				type: 'notice',
 				default: '',

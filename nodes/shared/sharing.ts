@@ -7,10 +7,19 @@
  */
 
 /**
- * The sharing trigger's second webhook, one per n8n instance (n8n's production webhook base + this path):
- * only the trigger with Share With Other Workflows on registers it, so nobody needs an address.
+ * The sharing trigger's second webhook, under n8n's production webhook base: only the trigger with Share With
+ * Other Workflows on registers it, so nobody needs an address. One per service account whose events this n8n
+ * shares: account 1 (the only one, usually) at this path, account 2 and 3 at `-2` and `-3` (the sharing
+ * trigger's Share As). The asking node and the receiving triggers find theirs by the Webhook Secret: the first
+ * of them that takes their signature.
  */
 export const WAITS_PATH = 'business-messaging-replies';
+
+/** The accounts an n8n can share for, and where each one's sharing trigger is (below n8n's webhook base). */
+export const SHARE_AS = [1, 2, 3] as const;
+export function sharingPath(account: number): string {
+	return account > 1 ? `${WAITS_PATH}-${account}` : WAITS_PATH;
+}
 
 /** The body's `type`: never an event name of the service, so a registration is never taken for an event. */
 export const WAITS_MESSAGE_TYPE = 'business-messaging.reply-wait';

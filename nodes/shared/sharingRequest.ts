@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, signWebhookBody, TIMESTAMP_HEADER } from '../../credentials/webhookSignature';
-import { WAITS_PATH, type WaitsRequest } from './sharing';
+import { SHARE_AS, sharingPath, WAITS_MESSAGE_TYPE, type WaitsRequest } from './sharing';
 
 /**
  * How the asking node and a trigger that receives through the sharing trigger reach it: its webhook under
@@ -14,18 +14,20 @@ const REQUEST_TIMEOUT_MS = 30_000;
 const WEBHOOK_ENDPOINTS = /\/(webhook|webhook-test|webhook-waiting)$/;
 
 /**
- * The sharing trigger's webhook, from any of this n8n's webhook addresses: a trigger's Production or Test URL
- * (`…/webhook/<id>/webhook`, `…/webhook-test/<id>/webhook`) or a run's resume address
- * (`…/webhook-waiting/<execution>`). Undefined when n8n's endpoints are not the standard ones.
+ * The sharing triggers' webhooks, one per account (`SHARE_AS`), from any of this n8n's webhook addresses: a
+ * trigger's Production or Test URL (`…/webhook/<id>/webhook`, `…/webhook-test/<id>/webhook`) or a run's resume
+ * address (`…/webhook-waiting/<execution>`). Undefined when n8n's endpoints are not the standard ones.
  */
-export function sharingTriggerUrl(webhookUrl: string, segmentsAfterEndpoint: number): string | undefined {
+export function sharingTriggerUrls(webhookUrl: string, segmentsAfterEndpoint: number): string[] | undefined {
 	const url = new URL(webhookUrl);
 	const segments = url.pathname.split('/');
 	const endpointPath = segments.slice(0, segments.length - segmentsAfterEndpoint).join('/');
 	if (!WEBHOOK_ENDPOINTS.test(endpointPath)) return undefined;
 	url.search = '';
-	url.pathname = `${endpointPath.replace(WEBHOOK_ENDPOINTS, '/webhook')}/${WAITS_PATH}`;
-	return url.toString();
+	return SHARE_AS.map((account) => {
+		url.pathname = `${endpointPath.replace(WEBHOOK_ENDPOINTS, '/webhook')}/${sharingPath(account)}`;
+		return url.toString();
+	});
 }
 
 /** An answer's JSON object, whether n8n's HTTP client parsed it already or not; {} when it is none. */
@@ -90,4 +92,29 @@ export function sharingProblem(statusCode: number, answer: IDataObject): { messa
 		};
 	}
 	return { message: `The Business Messaging Trigger that shares events answered ${statusCode}`, description: String(answer.error ?? answer.message ?? '') };
+}
+
+/** The sharing trigger of this request's account, found, or the refusal that says best why not. */
+export type Found = { url: string; answer: IDataObject } | { problem: { statusCode: number; answer: IDataObject } };
+
+/**
+ * Finds the sharing trigger of the account whose Webhook Secret is `secret`: the first of `urls` that takes
+ * `request` (a check, unless given), signed (200). Another account's answers 401, a place nobody shares from
+ * 404. Throws when none answered.
+ */
+export async function findSharingTrigger(httpRequest: HttpRequest, urls: string[], secret: string, request: WaitsRequest = { type: WAITS_MESSAGE_TYPE, action: 'check', id: 'which-account' }): Promise<Found> {
+	let best: { statusCode: number; answer: IDataObject } | undefined;
+	let failure: unknown;
+	for (const url of urls) {
+		try {
+			const { statusCode, answer } = await askSharingTrigger(httpRequest, url, secret, request);
+			if (statusCode === 200) return { url, answer };
+			// What to tell: another secret (401) or no secret there (503) says more than nobody there (404).
+			if (!best || best.statusCode === 404) best = { statusCode, answer };
+		} catch (error) {
+			failure = error;
+		}
+	}
+	if (!best) throw failure;
+	return { problem: best };
 }

@@ -57,16 +57,26 @@ const harness = (parameters: Record<string, unknown> = {}) =>
 	new TriggerHarness({ parameters: { events: ['*'], resumeWaitingRuns: true, ...parameters }, typeVersion: 2, workflowId: 'trigger-workflow' });
 
 describe('the waits webhook', () => {
-	test('is registered by n8n only while Resume Waiting Runs is on: the template n8n evaluates and the resolver n8n 2.41 uses agree', () => {
-		const description = new BusinessMessagingTrigger().description.webhooks!.find((w) => w.path === WAITS_PATH)!;
+	test('is registered by n8n only while Share With Other Workflows is on, at its Share As account’s path: the templates n8n evaluates and the resolvers n8n 2.41 uses agree', () => {
+		const description = new BusinessMessagingTrigger().description.webhooks!.find((w) => w.name === 'setup')!;
 		expect(description).toMatchObject({ isFullPath: true, ndvHideUrl: true, responseMode: 'onReceived', responseData: '' });
-		const resolver = (description as unknown as Record<symbol, Record<string, { template: string; resolve: (p: object) => string }>>)[Symbol.for('n8n.webhookDescriptionResolvers')].httpMethod;
-		expect(resolver.template).toBe(description.httpMethod);
+		const resolvers = (description as unknown as Record<symbol, Record<string, { template: string; resolve: (p: object) => string }>>)[Symbol.for('n8n.webhookDescriptionResolvers')];
+		expect([resolvers.httpMethod.template, resolvers.path.template]).toEqual([description.httpMethod, description.path]);
 		const nodeTypes = { getByName: () => new BusinessMessagingTrigger(), getByNameAndVersion: () => new BusinessMessagingTrigger(), getKnownTypes: () => ({}) } as unknown as INodeTypes;
-		for (const [parameters, method] of [[{ resumeWaitingRuns: true }, 'POST'], [{ resumeWaitingRuns: false }, ''], [{}, '']] as const) {
+		const cases = [
+			[{ resumeWaitingRuns: true }, 'POST', WAITS_PATH],
+			[{ resumeWaitingRuns: true, shareAs: 2 }, 'POST', `${WAITS_PATH}-2`],
+			[{ resumeWaitingRuns: true, shareAs: 3 }, 'POST', `${WAITS_PATH}-3`],
+			[{ resumeWaitingRuns: true, receiveFrom: 'sharingTrigger' }, '', WAITS_PATH],
+			[{ resumeWaitingRuns: false }, '', WAITS_PATH],
+			[{}, '', WAITS_PATH],
+		] as const;
+		for (const [parameters, method, path] of cases) {
 			const node: INode = { id: 'n', name: 'Trigger', type: 'x.businessMessagingTrigger', typeVersion: 2, position: [0, 0], parameters: { events: ['*'], ...parameters } };
 			const workflow = new Workflow({ id: 'w', nodes: [node], connections: {}, active: true, nodeTypes });
-			expect([workflow.expression.getSimpleParameterValue(node, description.httpMethod, 'internal', {}), resolver.resolve(node.parameters)]).toEqual([method, method]);
+			const filled = workflow.getNode('Trigger')!.parameters;
+			const evaluated = (template: string) => workflow.expression.getSimpleParameterValue(node, template, 'internal', {});
+			expect([evaluated(description.httpMethod as string), resolvers.httpMethod.resolve(filled), evaluated(description.path), resolvers.path.resolve(filled)]).toEqual([method, method, path, path]);
 		}
 	});
 

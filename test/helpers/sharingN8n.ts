@@ -13,7 +13,8 @@ import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workfl
 
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
 import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
-import { WAITS_PATH } from '../../nodes/shared/sharing';
+import { sharingPath } from '../../nodes/shared/sharing';
+import { sharesAs } from '../../nodes/BusinessMessagingTrigger/sharing/endpoint';
 import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
 import { TriggerHarness, type WebhookOutcome, type WebhookRequest } from './webhook';
 
@@ -78,9 +79,10 @@ export async function startSharingN8n(): Promise<StandInN8n> {
 
 	const route = async (method: string, path: string, request: WebhookRequest): Promise<{ status: number; body: unknown }> => {
 		const [, endpoint, webhookId] = path.split('/');
-		const sharing = triggers.find((t) => t.active && t.harness.sharesEvents());
+		// The sharing trigger of the account whose path this is (Share As).
+		const sharing = triggers.find((t) => t.active && t.harness.sharesEvents() && path === `/webhook/${sharingPath(sharesAs(t.harness.parameters()))}`);
 		let outcome: WebhookOutcome | undefined;
-		if (method === 'POST' && path === `/webhook/${WAITS_PATH}` && sharing) {
+		if (method === 'POST' && sharing) {
 			outcome = await sharing.harness.send({ ...request, path });
 		} else if (method === 'POST' && endpoint === 'webhook') {
 			const t = triggers.find((x) => x.active && x.webhookId === webhookId);

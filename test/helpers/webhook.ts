@@ -326,7 +326,12 @@ export class TriggerHarness {
 
 	/** Whether this trigger shares its account's events (n8n then serves its second webhook). */
 	sharesEvents(): boolean {
-		return sharesWith(this.parts().workflowNode.parameters);
+		return sharesWith(this.parameters());
+	}
+
+	/** The node's parameters as n8n fills them in (defaults included). */
+	parameters(): INodeParameters {
+		return this.parts().workflowNode.parameters;
 	}
 
 	/** Static data as n8n would have saved it to its database after the requests so far. */

@@ -122,7 +122,7 @@ describe('one URL, every workflow', () => {
 		const { hub } = await threeWorkflows();
 		await hub.activate();
 		const second = n8n.trigger('Another bot', { ...SHARES });
-		await expect(second.activate()).rejects.toThrow(/Another Business Messaging Trigger on this n8n already shares events: workflow "Support bot"/);
+		await expect(second.activate()).rejects.toThrow(/Another Business Messaging Trigger on this n8n already shares this account’s events: workflow "Support bot"/);
 	});
 
 	test('listening for a test event works on a trigger that receives through the sharing one; a listener that is gone holds up nothing', async () => {
@@ -159,5 +159,31 @@ describe('one URL, every workflow', () => {
 		expect((await other.activate()).join('\n')).toMatch(/uses another Webhook Secret/);
 		expect((await deliver(hub, event('message.received'))).status).toBe(200);
 		expect(other.answers).toEqual([]);
+	});
+});
+
+describe('several service accounts on one n8n', () => {
+	const SECRET_B = 'account-b-webhook-secret-00000001';
+	const accountB = { ...DEFAULT_CREDENTIALS, webhookSecret: SECRET_B };
+
+	test('each account’s sharing trigger (Share As) serves its own account’s workflows; a trigger finds its account’s by its Webhook Secret', async () => {
+		const hubA = n8n.trigger('Shop A bot', { events: ['message.received'], ...SHARES });
+		const hubB = n8n.trigger('Shop B bot', { events: ['message.received'], ...SHARES, shareAs: 2 }, accountB);
+		const ordersA = n8n.trigger('Shop A orders', { events: ['order.created'], ...THROUGH });
+		const ordersB = n8n.trigger('Shop B orders', { events: ['order.created'], ...THROUGH }, accountB);
+		for (const t of [ordersB, hubA, hubB, ordersA]) await t.activate();
+		await new Promise((resolve) => setTimeout(resolve, 6500)); // ordersB registers again once hub B is there
+		const [orderA, orderB] = [event('order.created'), event('order.created')];
+		expect((await deliver(hubA, orderA)).status).toBe(200);
+		expect((await deliver(hubB, orderB, SECRET_B)).status).toBe(200);
+		expect([runsOf(ordersA), runsOf(ordersB)]).toEqual([[JSON.parse(orderA).data.order_id], [JSON.parse(orderB).data.order_id]]);
+	}, 15_000);
+
+	test('a second sharing trigger of one account is refused, whatever its Share As; an account’s Share As taken by another account is refused', async () => {
+		const hubA = n8n.trigger('Shop A bot', { ...SHARES });
+		await hubA.activate();
+		await expect(n8n.trigger('Shop A again', { ...SHARES, shareAs: 2 }).activate()).rejects.toThrow(/already shares this account’s events: workflow "Shop A bot"/);
+		await expect(n8n.trigger('Shop B bot', { ...SHARES }, accountB).activate()).rejects.toThrow(/Another service account’s events are shared on this n8n as Account 1/);
+		await n8n.trigger('Shop B bot on 2', { ...SHARES, shareAs: 2 }, accountB).activate();
 	});
 });

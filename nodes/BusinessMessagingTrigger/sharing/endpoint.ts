@@ -1,23 +1,23 @@
 import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../credentials/webhookSignature';
-import { type SubscriptionRegistration, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../shared/sharing';
+import { SHARE_AS, sharingPath, type SubscriptionRegistration, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { Subscriptions } from './subscriptions';
 import { Waits } from './waits';
 
 /**
  * The sharing trigger's second webhook: `<n8n webhook base>/business-messaging-replies`, registered only while
- * Share With Other Workflows (Resume Waiting Runs) is on (one trigger per n8n instance), hidden in the editor.
+ * Share With Other Workflows (Resume Waiting Runs) is on (one trigger per service account: Share As), hidden in the editor.
  * The asking node registers its wait here, a trigger set to receive through this one its workflow, and each
  * checks afterwards that n8n saved it (registry.ts).
  */
 
-/** Whether this request came to the waits webhook rather than the service's. */
+/** Whether this request came to the waits webhook (of any account: `sharingPath`) rather than the service's. */
 export function isWaitsRequest(context: IWebhookFunctions): boolean {
 	const req = context.getRequestObject();
 	const path = String(req.path ?? req.url ?? '').split('?')[0];
-	return path.endsWith(`/${WAITS_PATH}`) || path.endsWith(`/${WAITS_PATH}/`);
+	return new RegExp(`/${WAITS_PATH}(-\\d)?/?$`).test(path);
 }
 
 /** Where n8n stores this trigger's registry, per workflow and node. */
@@ -121,17 +121,26 @@ export function sharesWith(parameters: IDataObject): boolean {
  * other webhook name) so that the lifecycle of the trigger's `default` webhook (subscriber.ts) is not run for it.
  */
 const METHOD_TEMPLATE = '={{$parameter["resumeWaitingRuns"] === true && $parameter["receiveFrom"] !== "sharingTrigger" ? "POST" : ""}}';
+/** `sharingPath` of the trigger's Share As, as the template n8n evaluates before 2.41. */
+const PATH_TEMPLATE = `={{$parameter["shareAs"] > 1 ? "${WAITS_PATH}-" + $parameter["shareAs"] : "${WAITS_PATH}"}}`;
 const WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
+
+/** The account a trigger shares as (Share As; 1 for a trigger saved without it). */
+export function sharesAs(parameters: IDataObject): number {
+	const account = Number(parameters.shareAs);
+	return SHARE_AS.includes(account as (typeof SHARE_AS)[number]) ? account : 1;
+}
 
 export const WAITS_WEBHOOK: IWebhookDescription = {
 	name: 'setup',
 	httpMethod: METHOD_TEMPLATE,
 	responseMode: 'onReceived',
 	responseData: '',
-	path: WAITS_PATH,
+	path: PATH_TEMPLATE,
 	isFullPath: true,
 	ndvHideUrl: true,
 	[WEBHOOK_RESOLVERS]: {
 		httpMethod: { template: METHOD_TEMPLATE, resolve: (parameters: IDataObject) => (sharesWith(parameters) ? 'POST' : '') },
+		path: { template: PATH_TEMPLATE, resolve: (parameters: IDataObject) => sharingPath(sharesAs(parameters)) },
 	},
 };

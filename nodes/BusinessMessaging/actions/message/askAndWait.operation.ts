@@ -26,7 +26,7 @@ import { limitWaitTimeOption, waitUntilOf } from './sendAndWait.operation';
 
 /**
  * Message → Ask and Wait for Chat Reply: sends a question (text, or a template's body) and pauses the
- * run until the customer answers in the chat. The Business Messaging Trigger with Resume Waiting Runs
+ * run until the customer answers in the chat. The Business Messaging Trigger with Share With Other Workflows
  * on gets the reply from the service and hands it, signed as the service signed it, to this node's
  * resume address; this node checks the signature itself, so nobody who learns the address can resume
  * the run (docs/conversations.md).
@@ -40,7 +40,7 @@ const THESE_REPLIES = { name: 'These Replies', value: 'list', description: 'Only
 const properties: INodeProperties[] = [
 	{
 		displayName:
-			'The customer’s reply comes through the Business Messaging Trigger: in the workflow that receives your service’s events, turn on the trigger’s Resume Waiting Runs and activate it (one per n8n). If several runs wait for the same customer and sender number, the newest question gets the reply. Without a reply by Limit Wait Time, the run goes on with replied = false.',
+			'The customer’s reply comes through the Business Messaging Trigger: in the workflow that receives your service’s events, turn on the trigger’s Share With Other Workflows and activate it (one per service account). If several runs wait for the same customer and sender number, the newest question gets the reply. Without a reply by Limit Wait Time, the run goes on with replied = false.',
 		name: 'askNotice',
 		type: 'notice',
 		default: '',
