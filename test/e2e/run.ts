@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
-import { isSharingReceiver, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
+import { isSharingReceiver, SECOND_ACCOUNT, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
 import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
@@ -139,7 +139,7 @@ export async function e2eSuite(options: {
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
-			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
+			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT }, [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
 			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
 			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
@@ -152,7 +152,7 @@ export async function e2eSuite(options: {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				...conversationWorkflows(credential),
-				...sharingWorkflows(credential),
+				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),

@@ -11,7 +11,8 @@ import { chain, node, type Workflow, webhookIdFor } from '../../../tools/n8n/wor
 import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { signedRequest } from '../../trigger/requests';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { CONVERSATION_TRIGGER_HOOK } from './conversations';
+import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, newCustomer, settledRun } from './conversations';
+import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
 import { listen } from './listen';
 
 const TRIGGER_NODE = 'Business Messaging Trigger';
@@ -28,14 +29,24 @@ const RECEIVERS = {
 type Receiver = keyof typeof RECEIVERS;
 const hookOf = (receiver: Receiver) => webhookIdFor(`e2e-sharing-${receiver}`);
 
-/** Inactive until the checks activate them. */
-export function sharingWorkflows(credential: CredentialRef): Workflow[] {
-	return (Object.keys(RECEIVERS) as Receiver[]).map((receiver) => {
-		const { name, events, ignoreStatuses } = RECEIVERS[receiver];
-		return chain(`e2eShare${receiver}`, name, [
-			node(TRIGGER_NODE, TRIGGER_TYPE, 2, { receiveFrom: 'sharingTrigger', events, options: { ignoreStatuses } }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: hookOf(receiver) }),
-		]);
-	});
+/** A second service account on the same n8n: its own Webhook Secret (the credential the suite makes with it). */
+export const SECOND_ACCOUNT = { credential: 'Business Messaging (second account)', webhookSecret: 'second-account-webhook-secret-0001' };
+const SECOND = { sharing: 'E2E: sharing, second account (Share As: Account 2)', orders: 'E2E: sharing, second account’s orders', ask: 'Second' };
+const SECOND_HOOK = webhookIdFor('e2e-sharing-second');
+
+/** Inactive until the checks activate them. `second`: the second account's credential. */
+export function sharingWorkflows(credential: CredentialRef, second: CredentialRef): Workflow[] {
+	const trigger = (parameters: Record<string, unknown>, webhookId: string, on = credential) =>
+		node(TRIGGER_NODE, TRIGGER_TYPE, 2, { options: {}, ...parameters }, { credentials: { [CREDENTIAL_TYPE]: on }, webhookId });
+	return [
+		...(Object.keys(RECEIVERS) as Receiver[]).map((receiver) => {
+			const { name, events, ignoreStatuses } = RECEIVERS[receiver];
+			return chain(`e2eShare${receiver}`, name, [trigger({ receiveFrom: 'sharingTrigger', events, options: { ignoreStatuses } }, hookOf(receiver))]);
+		}),
+		chain('e2eShareSecondHub', SECOND.sharing, [trigger({ events: ['*'], resumeWaitingRuns: true, shareAs: 2 }, SECOND_HOOK, second)]),
+		chain('e2eShareSecondOrders', SECOND.orders, [trigger({ receiveFrom: 'sharingTrigger', events: ['order.created'] }, webhookIdFor('e2e-sharing-second-orders'), second)]),
+		askWorkflow(second, SECOND.ask, {}),
+	];
 }
 
 /** A customer nobody asked: their messages resume no run. */
@@ -228,6 +239,45 @@ export function sharingChecks(stack: Stack, o: { deliverTo: N8n[]; webhookUrl: s
 			},
 		},
 		{
+			name: 'sharing: a second service account on the same n8n (its sharing trigger with Share As: Account 2, its own Webhook Secret): its receiving trigger and its Ask and Wait for Chat Reply find their account’s sharing trigger by the secret; each account’s events reach only its own workflows',
+			timeoutMs: 300_000,
+			fn: async () => {
+				const second = (name: string) => stack.workflows.find((w) => w.name === name)!;
+				await activate(SECOND.orders);
+				await activate(SECOND.sharing);
+				const url = `${o.deliverTo[0].baseUrl}${triggerProductionPath(SECOND_HOOK)}`;
+				const postB = async (body: string) => {
+					const res = await fetch(url, { method: 'POST', headers: signedRequest(SECOND_ACCOUNT.webhookSecret, body, Math.floor(Date.now() / 1000)).headers, body });
+					return { status: res.status, body: await res.text() };
+				};
+				try {
+					// The orders trigger was activated first: it registers again within seconds.
+					const ordersB = second(SECOND.orders).id;
+					const before = Math.max(0, ...(await n8n.executions(ordersB, 1)).map((e) => Number(e.id)));
+					const since = await newest();
+					const [, order] = events(`second-${randomUUID().slice(0, 8)}`);
+					await waitFor('the second account’s orders workflow to receive', async () => {
+						assertEqual((await postB(order.body)).status, 200, 'the second account’s event');
+						await sleep(1000);
+						return (await n8n.executions(ordersB, 5)).some((e) => Number(e.id) > before && eventIdOf(e) === order.id) ? true : undefined;
+					}, 60_000, 1000);
+					// The first account's workflows got none of it.
+					await expectRuns(since, {});
+					// A question asked with the second account's credential, answered through its sharing trigger.
+					const customer = newCustomer();
+					const question = await askCustomer(stack, second(`E2E: ask and wait for chat reply (${SECOND.ask})`), customer, 'ORD-B');
+					const at = new Date().toISOString();
+					const reply = JSON.stringify({ event: 'message.received', timestamp: at, data: { message_id: `wamid.second.${randomUUID().slice(0, 6)}`, conversation_id: 2, from: customer, to: SANDBOX_SENDER_PHONE, type: 'text', body: 'yes', timestamp: at } });
+					assertEqual((await postB(reply)).status, 200, 'the reply, to the second account’s sharing trigger');
+					const resumed = await settledRun(n8n, question);
+					assertEqual([resumed.status, askOutput(resumed).replied], ['success', true], 'the second account’s asking run');
+				} finally {
+					await deactivate(SECOND.sharing).catch(() => undefined);
+					await deactivate(SECOND.orders).catch(() => undefined);
+				}
+			},
+		},
+		{
 			name: 'sharing: listening for a test event (Execute step) on a trigger that receives through the sharing one: Webhook → Send Test Event shows in its output, marked as the service’s test event',
 			fn: async () => {
 				const workflow = stack.workflows.find((w) => w.name === RECEIVERS.crm.name)!;
@@ -251,5 +301,5 @@ export function sharingChecks(stack: Stack, o: { deliverTo: N8n[]; webhookUrl: s
 	];
 }
 
-/** Whether a workflow is one of the receivers here (inactive at the start of the suite). */
-export const isSharingReceiver = (workflow: Workflow) => Object.values(RECEIVERS).some((r) => r.name === workflow.name);
+/** Whether a workflow is one of those here that start inactive (the receivers, the second account's). */
+export const isSharingReceiver = (workflow: Workflow) => [...Object.values(RECEIVERS).map((r) => r.name), SECOND.sharing, SECOND.orders].includes(workflow.name);
