@@ -100,6 +100,8 @@ async function main(): Promise<void> {
 			exampleWorkflow('support-bot.json', 'demoSupportBot', { [CREDENTIAL_TYPE]: credential }),
 			// Active: a shop posts an order, the customer answers YES / NO in the chat (the sandbox plays them).
 			exampleWorkflow('order-confirmation.json', 'demoOrderConfirm', { [CREDENTIAL_TYPE]: credential }),
+			// Active, on the same sandbox URL: new orders come through the auto-reply's trigger, which shares.
+			exampleWorkflow('orders.json', 'demoOrders', { [CREDENTIAL_TYPE]: credential }),
 			replyWorkflow(credential, {
 				id: 'demoAutoReply',
 				name: 'Demo: answer incoming messages (active)',
@@ -107,10 +109,12 @@ async function main(): Promise<void> {
 				resumeWaitingRuns: true,
 			}),
 		],
-		activate: (workflows) => [workflows[workflows.length - 1].id, ...workflows.filter((w) => w.id === n8nId('demoOrderConfirm')).map((w) => w.id)],
+		// The sharing trigger first: the orders workflow receives through it.
+		activate: (workflows) => [workflows[workflows.length - 1].id, ...workflows.filter((w) => [n8nId('demoOrderConfirm'), n8nId('demoOrders')].includes(w.id)).map((w) => w.id)],
 	});
 	const { n8n, sandbox } = stack;
 	const supportBot = stack.workflows.find((w) => w.id === n8nId('demoSupportBot'))!;
+	const ordersName = stack.workflows.find((w) => w.id === n8nId('demoOrders'))!.name;
 	const productionUrl = `${n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`;
 	await sandbox.setWebhookUrl(productionUrl);
 	await waitForWebhook(productionUrl).catch(() => undefined);
@@ -121,17 +125,19 @@ n8n is running:        ${n8n.baseUrl}
   log in as            ${OWNER.email}  /  ${OWNER.password}
   credential           "${stack.credential.name}" (points at the sandbox; Business Name ${DEMO_CREDENTIAL_FIELDS.businessName})
   workflows            Demo: accept order 6 · look up templates · send a text · ask for a test event
-                       Demo: answer incoming messages (active in production; it resumes runs waiting for a chat reply)
+                       Demo: answer incoming messages (active; its trigger shares the events: it resumes runs waiting for a chat reply)
+                       ${ordersName} (active; receives through that trigger, on the same URL)
                        Business Messaging: order confirmation in the chat (active)
                        ${supportBot.name}: pick an OpenAI credential to try it
 Sandbox (the service): ${sb}
   webhook URL set to   ${productionUrl}
   verification         ${handshake.ok ? 'ok (the trigger answered the challenge)' : `failed: ${handshake.status} ${handshake.body}`}
 
-Make the service send events (each starts the active workflow; a received message gets a reply):
+Make the service send events to the one URL (each starts the workflows that select it; a received message gets a reply):
   curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' \\
     -d '{"event":"message.received","data":{"message_id":"wamid.demo.1","conversation_id":1,"from":"+15550001234","to":"+15559990000","type":"text","body":"Hi there!","timestamp":"2026-01-01T00:00:00Z"}}'
   curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' -d '{"event":"order.status.updated"}'
+  curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' -d '{"event":"order.created"}'   # the orders workflow accepts order 61
   curl -s -X POST ${sb}/_sandbox/deliver -H 'Content-Type: application/json' -d '{"event":"order.created","signWith":"forged"}'   # answered 401, starts nothing
   curl -s ${sb}/_sandbox/deliveries          # delivery states and attempts
   curl -s ${sb}/_sandbox/messages?bytes=0     # messages sent, the replies included

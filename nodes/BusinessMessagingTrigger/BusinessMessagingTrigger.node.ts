@@ -2,6 +2,7 @@ import {
 	NodeConnectionTypes,
 	NodeOperationError,
 	type IDataObject,
+	type IHookFunctions,
 	type INodeType,
 	type INodeTypeDescription,
 	type IWebhookDescription,
@@ -10,17 +11,18 @@ import {
 } from 'n8n-workflow';
 
 import { testCredential } from '../../credentials/credentialTest';
-import { ACKNOWLEDGE_ONCE_RUN_EXISTS, reportAnswer } from './acknowledgement';
-import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './conversations/endpoint';
-import { handOverReply, keepReplyWaits, REPLY_EVENT, resumesWaitingRuns } from './conversations/handOver';
+import { ACKNOWLEDGE_ONCE_RUN_EXISTS, runStarted, takeOverAnswer } from './acknowledgement';
+import { handleWaitsRequest, isWaitsRequest, sharesWith, WAITS_WEBHOOK } from './sharing/endpoint';
+import { ensureOnlySharer, RECEIVE_THROUGH_SHARING_TRIGGER, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
+import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
 	ALL_EVENTS,
 	EVENT_TYPE_OPTIONS,
-	MESSAGE_STATUS_EVENT,
 	MESSAGE_STATUS_OPTIONS,
 	envelopeProblem,
 	parseJsonObject,
+	selects,
 	testEventMark,
 	verificationChallenge,
 	type EventEnvelope,
@@ -31,11 +33,10 @@ import { webhookSecret } from '../shared/webhookSecret';
 import { CREDENTIAL_TEST, CREDENTIAL_TYPE } from '../../credentials/credentialType';
 
 /**
- * One POST endpoint. n8n answers an accepted event once the run exists (acknowledgement.ts); the node answers the rest. There is no `webhookMethods`
- * lifecycle: the spec shows no API to register, check or delete a webhook, so the user pastes the
- * Production URL into the service's dashboard (see the notice in the node). Declared outside the
- * description because n8n's community lint asks any description listing webhooks inline for that
- * lifecycle; empty lifecycle methods would only pretend to register something.
+ * The service's endpoint: n8n answers an accepted event once the run exists (acknowledgement.ts); the node
+ * answers the rest. The spec shows no API to register a webhook with the service, so the user pastes the
+ * Production URL into the service's dashboard (see the notice in the node); the lifecycle (`webhookMethods`)
+ * registers a trigger with the sharing trigger on this n8n instead (sharing/subscriber.ts).
  */
 const WEBHOOKS: IWebhookDescription[] = [
 	{
@@ -44,7 +45,7 @@ const WEBHOOKS: IWebhookDescription[] = [
 		responseMode: ACKNOWLEDGE_ONCE_RUN_EXISTS,
 		path: 'webhook',
 	},
-	// Runs waiting for a chat reply register here (Resume Waiting Runs): conversations/endpoint.ts.
+	// Runs waiting for a chat reply and triggers that receive through this one register here: sharing/endpoint.ts.
 	WAITS_WEBHOOK,
 ];
 
@@ -126,8 +127,8 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const challenge = verificationChallenge(body);
 	if (challenge !== undefined) return answer(this, 200, { challenge });
 
-	// Whatever this request makes n8n save keeps the waits this process received (conversations/waits.ts).
-	keepReplyWaits(this);
+	// Whatever this request makes n8n save keeps the registrations this process received (sharing/registry.ts).
+	keepRegistrations(this);
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const headers = this.getHeaderData();
@@ -144,25 +145,31 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const problem = envelopeProblem(body);
 	if (problem !== undefined) return refuse(this, refusal(problem), options);
 	const { event, timestamp, data } = body as unknown as EventEnvelope;
+	const delivery = { rawBody, event, data };
 
-	// Event names not in the list (added by the service later) are well-formed and signed: they start
-	// the workflow when "*" is selected and are ignored otherwise, never refused.
 	const events = this.getNodeParameter('events', []) as string[];
-	const selected = events.includes(ALL_EVENTS) || events.includes(event);
-	// A reply may resume a waiting run even when Message Received does not start this workflow.
-	if (!selected && !(event === REPLY_EVENT && resumesWaitingRuns(this))) {
-		return answer(this, 200, { received: true, ignored: 'event not selected' });
-	}
-	if (event === MESSAGE_STATUS_EVENT && (options.ignoreStatuses ?? []).includes(String(data.status))) {
-		return answer(this, 200, { received: true, ignored: 'status ignored' });
+	const selected = selects({ events, ignoreStatuses: options.ignoreStatuses ?? [] }, event, data);
+	// The sharing trigger takes every event: a reply may resume a waiting run, and other workflows may select
+	// what this one does not. A test listener in the editor hands nothing on.
+	const sharing = sharesEvents(this);
+	const forWorkflows = sharing && this.getMode() !== 'manual';
+	if (!selected && !sharing) {
+		const ignored = events.includes(ALL_EVENTS) || events.includes(event) ? 'status ignored' : 'event not selected';
+		return answer(this, 200, { received: true, ignored });
 	}
 
 	const key = deliveryKey(rawBody);
 	// Test runs are skipped: n8n does not save their static data, and suppressing there would only
 	// hide the event the user is waiting for.
+	let settle: (acknowledged: boolean) => void = () => {};
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
 		const claim = await claimDelivery(scopeOf(this), this.getWorkflowStaticData('node'), key, nowSeconds);
-		if (claim.outcome === 'duplicate') return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
+		if (claim.outcome === 'duplicate') {
+			// This trigger's run exists; a workflow that receives through it may still lack its own (its first
+			// attempt failed): each one knows the event if it has it.
+			if (!forWorkflows || resumedAlready(this, delivery)) return answer(this, 200, { received: true, ignored: 'duplicate delivery' });
+			return answerHanded(this, await handOverToWorkflows(this, delivery), { received: true, ignored: 'duplicate delivery' });
+		}
 		if (claim.outcome === 'inFlight') {
 			// 503: the service retries later, by when n8n has answered the earlier copy.
 			this.logger.warn(
@@ -170,21 +177,75 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 			);
 			return answer(this, 503, { error: 'delivery in progress' });
 		}
-		reportAnswer(this.getResponseObject(), claim.settle);
+		settle = claim.settle;
 	}
 
-	// A reply to a question goes to the run asking it (Resume Waiting Runs); others go on as before. A reply
-	// a run took is answered here, so that its hand-over and the store are saved with the answer.
-	const reply = await handOverReply(this, { rawBody, event, data });
-	if ('answer' in reply) return answer(this, reply.answer.status, reply.answer.body);
-	if (!selected) return answer(this, 200, { received: true, ignored: 'event not selected' });
+	// A failure on the way frees the delivery for its retry (settling twice changes nothing).
+	let handedOn = false;
+	try {
+		const result = await handOn(this, delivery, selected, forWorkflows, settle, { key, timestamp, signatureTimestamp, outputDataOnly: options.outputDataOnly === true });
+		handedOn = true;
+		return result;
+	} finally {
+		if (!handedOn) settle(false);
+	}
+}
 
-	const json: IDataObject = options.outputDataOnly
+/**
+ * Hands a claimed event on: a reply to the run waiting for it, otherwise to this workflow (when it selects
+ * the event) and to every workflow that receives through this trigger, answering once all of them hold it.
+ */
+async function handOn(
+	context: IWebhookFunctions,
+	delivery: Delivery,
+	selected: boolean,
+	forWorkflows: boolean,
+	settle: (acknowledged: boolean) => void,
+	item: { key: string; timestamp: string; signatureTimestamp: string | null; outputDataOnly: boolean },
+): Promise<IWebhookResponseData> {
+	const { event, data } = delivery;
+	// A reply to a question goes to the run asking it (Share With Other Workflows); others go on as before. A
+	// reply a run took is answered here, so that its hand-over and the store are saved with the answer.
+	const reply = await handOverReply(context, delivery);
+	if ('answer' in reply) {
+		settle(reply.answer.status === 200);
+		return answer(context, reply.answer.status, reply.answer.body);
+	}
+	// Every workflow that receives through this trigger, at the same time as this one's own run.
+	const handing = forWorkflows ? handOverToWorkflows(context, delivery) : Promise.resolve<Handed>({ held: true, problems: [] });
+	if (!selected) {
+		const handed = await handing;
+		settle(handed.held);
+		return answerHanded(context, handed, { received: true, ignored: 'event not selected' });
+	}
+
+	const json: IDataObject = item.outputDataOnly
 		? { ...data, ...testEventMark(data), ...reply.extra }
-		: { event, timestamp, data, deliveryKey: key, signatureTimestamp, ...testEventMark(data), ...reply.extra };
-	// n8n answers once the run exists (acknowledgement.ts): the 2xx the service stops retrying on is sent
-	// only for an event n8n holds.
+		: { event, timestamp: item.timestamp, data, deliveryKey: item.key, signatureTimestamp: item.signatureTimestamp, ...testEventMark(data), ...reply.extra };
+	// n8n answers once the run exists (acknowledgement.ts); the service gets its 2xx only once every workflow
+	// holds the event, so a retry finds what is missing.
+	takeOverAnswer(context.getResponseObject(), async (n8n) => {
+		settle(n8n.runExists);
+		if (!n8n.runExists) return runStarted(n8n);
+		const handed = await handing;
+		if (handed.held) return runStarted(n8n);
+		logHandOverProblems(context, handed);
+		return { status: 503, body: { error: 'could not hand the event to every workflow' } };
+	});
 	return { workflowData: [[{ json }]] };
+}
+
+function logHandOverProblems(context: IWebhookFunctions, handed: Handed): void {
+	for (const problem of handed.problems) {
+		context.logger.warn(`Business Messaging Trigger: handing an event to another workflow: ${problem}`, { workflowId: context.getWorkflow().id });
+	}
+}
+
+/** The answer to an event this trigger's workflow does not run, once the workflows that receive through it hold it. */
+function answerHanded(context: IWebhookFunctions, handed: Handed, body: IDataObject): IWebhookResponseData {
+	logHandOverProblems(context, handed);
+	if (!handed.held) return answer(context, 503, { error: 'could not hand the event to every workflow' });
+	return answer(context, 200, body);
 }
 
 /**
@@ -225,12 +286,41 @@ export class BusinessMessagingTrigger implements INodeType {
 		webhooks: WEBHOOKS,
 		properties: [
 			{
+				displayName: 'Receive Events',
+				name: 'receiveFrom',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'At This Trigger’s Production URL',
+						value: 'service',
+						description: 'This trigger’s Production URL is the webhook URL in the service’s dashboard',
+					},
+					{
+						name: 'Through the Trigger That Shares Them',
+						value: RECEIVE_THROUGH_SHARING_TRIGGER,
+						description:
+							'Another workflow’s Business Messaging Trigger receives the events (Share With Other Workflows on) and passes on those this one’s Events select',
+					},
+				],
+				default: 'service',
+			},
+			{
 				// The README's set-up, in its order: the Test URL to check the whole path, then the Production URL.
 				displayName:
-					'Set-up: 1. Copy the dashboard’s webhook secret into the credential’s Webhook Secret. 2. To check the whole path, put this node’s Test URL (Webhook URLs above) into the service’s dashboard as the webhook URL, click Execute step, and send the service’s test event (Business Messaging node: Webhook → Send Test Event); it shows here. 3. Then put the Production URL into the dashboard and activate the workflow: the Test URL listens only while this panel says "Listening for test event".',
+					'Set-up: 1. Copy the dashboard’s webhook secret into the credential’s Webhook Secret. 2. To check the whole path, put this node’s Test URL (Webhook URLs above) into the service’s dashboard as the webhook URL, click Execute step, and send the service’s test event (Business Messaging node: Webhook → Send Test Event); it shows here. 3. Then put the Production URL into the dashboard and activate the workflow: the Test URL listens only while this panel says "Listening for test event". The dashboard takes one URL: for more workflows, turn on Share With Other Workflows here and set their triggers to receive through this one.',
 				name: 'setupNotice',
 				type: 'notice',
 				default: '',
+				displayOptions: { show: { receiveFrom: ['service'] } },
+			},
+			{
+				displayName:
+					'Events come through the Business Messaging Trigger that has Share With Other Workflows on (the one whose Production URL is in the service’s dashboard, with the same Webhook Secret): put nothing into the dashboard for this one. Activate this workflow, in any order, and it starts for the events its Events select. To check the path, click Execute step and send the service’s test event (Business Messaging node: Webhook → Send Test Event): it shows here while the sharing workflow is active.',
+				name: 'throughNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { receiveFrom: [RECEIVE_THROUGH_SHARING_TRIGGER] } },
 			},
 			{
 				displayName: 'Events',
@@ -242,20 +332,37 @@ export class BusinessMessagingTrigger implements INodeType {
 				description: 'Events that start the workflow. Other events are answered and ignored.',
 			},
 			{
-				displayName: 'Resume Waiting Runs',
+				// Named as in package 0.2.0, whose triggers with Resume Waiting Runs on keep sharing.
+				displayName: 'Share With Other Workflows',
 				name: 'resumeWaitingRuns',
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether a customer’s chat reply resumes the run that asked them with Business Messaging → Ask and Wait for Chat Reply, in any workflow on this n8n. Turn it on in one active trigger workflow only.',
+					'Whether this trigger passes your service’s events on to the other workflows on this n8n: to every Business Messaging Trigger set to receive through it (each gets what its Events select), and a customer’s chat reply to the run waiting for it (Business Messaging → Ask and Wait for Chat Reply, in any workflow). Turn it on in the one trigger whose Production URL is in the dashboard.',
+				displayOptions: { show: { receiveFrom: ['service'] } },
+			},
+			{
+				displayName: 'Share As',
+				name: 'shareAs',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Account 1', value: 1, description: 'The service account whose events this n8n shares (the only one, usually)' },
+					{ name: 'Account 2', value: 2, description: 'A second service account whose events this n8n shares too' },
+					{ name: 'Account 3', value: 3, description: 'A third service account whose events this n8n shares too' },
+				],
+				default: 1,
+				description:
+					'When this n8n receives the events of several service accounts (several dashboards, each with a Webhook Secret of its own), each account’s sharing trigger takes a number of its own. Triggers and Ask and Wait nodes find theirs by their Webhook Secret.',
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
 			},
 			{
 				displayName:
-					'A reply goes to the newest run waiting for that customer and sender number, and then does not start this workflow. Every other message starts it as before. Only one trigger workflow on this n8n may have this on.',
+					'The service gets its 200 once every workflow holds the event. A reply goes to the newest run waiting for that customer and sender number, and then starts no workflow; every other event starts this workflow (when its Events select it) and each workflow that receives through this one. One trigger per service account shares.',
 				name: 'resumeNotice',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { resumeWaitingRuns: [true] } },
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
 			},
 			{
 				displayName: 'Also Start This Workflow for Replies',
@@ -264,7 +371,7 @@ export class BusinessMessagingTrigger implements INodeType {
 				default: false,
 				description:
 					'Whether a reply that resumed a waiting run also starts this workflow (its item then has resumedWaitingRun: true)',
-				displayOptions: { show: { resumeWaitingRuns: [true] } },
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
 			},
 			{
 				displayName: 'Options',
@@ -320,6 +427,27 @@ export class BusinessMessagingTrigger implements INodeType {
 	};
 
 	methods = { credentialTest: { [CREDENTIAL_TEST]: testCredential } };
+
+	/**
+	 * The lifecycle of the trigger's own webhook: a trigger that receives through the sharing trigger registers
+	 * with it (sharing/subscriber.ts); a sharing trigger makes sure it is the only one on this n8n.
+	 */
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return false;
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				if (receivesThroughSharingTrigger(this.getNode().parameters)) return await subscribe(this);
+				if (sharesWith(this.getNode().parameters)) await ensureOnlySharer(this);
+				return true;
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				if (receivesThroughSharingTrigger(this.getNode().parameters)) return await unsubscribe(this);
+				return true;
+			},
+		},
+	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		try {

@@ -79,3 +79,19 @@ export function testEventMark(data: IDataObject): IDataObject {
 		note: 'This is the service’s test event (Webhook → Send Test Event): the webhook URL, the signature and the credential’s Webhook Secret all work.',
 	};
 }
+
+/** What a trigger selects: its Events and the message statuses it ignores. */
+export interface EventFilter {
+	events: string[];
+	ignoreStatuses: string[];
+}
+
+/**
+ * Whether a trigger with this filter takes the event. Event names not in the list (added by the service
+ * later) are taken when "*" is selected and ignored otherwise. The sharing trigger applies the same rule
+ * to the triggers that receive through it.
+ */
+export function selects(filter: EventFilter, event: string, data: IDataObject): boolean {
+	if (!filter.events.includes(ALL_EVENTS) && !filter.events.includes(event)) return false;
+	return !(event === MESSAGE_STATUS_EVENT && filter.ignoreStatuses.includes(String(data.status)));
+}

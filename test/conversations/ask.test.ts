@@ -157,17 +157,17 @@ describe('refused before anything is sent, naming what to fix', () => {
 
 	test('no trigger resumes waiting runs (workflow inactive, or the switch off): n8n answers 404', async () => {
 		standIn.set({ active: false });
-		expectRefused(await ask(), 'No Business Messaging Trigger on this n8n resumes waiting runs', /turn on Resume Waiting Runs, and activate \(publish\) the workflow\. Nothing was sent\./);
+		expectRefused(await ask(), 'No Business Messaging Trigger on this n8n shares your service’s events', /turn on Share With Other Workflows, and activate \(publish\) the workflow\. Nothing was sent\./);
 	});
 
 	test('the trigger’s credential has another Webhook Secret', async () => {
 		standIn.set({ credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: 'the-trigger-s-other-secret' } });
-		expectRefused(await ask(), 'The Business Messaging Trigger that resumes waiting runs uses another Webhook Secret', /need the same Webhook Secret .*Nothing was sent\./);
+		expectRefused(await ask(), 'The Business Messaging Trigger that shares events uses another Webhook Secret', /need the same Webhook Secret .*Nothing was sent\./);
 	});
 
 	test('the trigger’s credential has no Webhook Secret; this node’s neither', async () => {
 		standIn.set({ credentials: { ...DEFAULT_CREDENTIALS, webhookSecret: '' } });
-		expectRefused(await ask(), 'The Business Messaging Trigger that resumes waiting runs has no Webhook Secret', /Fill in the Webhook Secret of the trigger’s credential/);
+		expectRefused(await ask(), 'The Business Messaging Trigger that shares events has no Webhook Secret', /Fill in the Webhook Secret of the sharing trigger’s credential/);
 		expectRefused(await ask({}, { credentials: { webhookSecret: '' } }), 'Webhook Secret (credential): empty', /same as the Business Messaging Trigger’s/);
 	});
 

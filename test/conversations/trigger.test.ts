@@ -10,9 +10,9 @@ import { Workflow, type INode, type INodeTypes } from 'n8n-workflow';
 import { verifySignature } from '../../credentials/webhookSignature';
 
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
-import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
+import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 import { forgetInProcessDeliveries } from '../../nodes/BusinessMessagingTrigger/deliveryStore';
-import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../nodes/shared/conversation';
+import { WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../nodes/shared/sharing';
 import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
 import { sign } from '../trigger/requests';
 import { TEST_WEBHOOK_SECRET, TriggerHarness, type WebhookOutcome } from '../helpers/webhook';
@@ -22,7 +22,7 @@ const SENDER = '+15559990000';
 let standIn: TriggerStandIn;
 
 beforeEach(async () => {
-	forgetReceivedWaits();
+	forgetRegistrations();
 	standIn = await startTriggerStandIn();
 });
 afterEach(async () => await standIn.stop());
@@ -59,16 +59,26 @@ const harness = (parameters: Record<string, unknown> = {}) =>
 	new TriggerHarness({ parameters: { events: ['*'], resumeWaitingRuns: true, ...parameters }, typeVersion: 2, workflowId: 'trigger-workflow' });
 
 describe('the waits webhook', () => {
-	test('is registered by n8n only while Resume Waiting Runs is on: the template n8n evaluates and the resolver n8n 2.41 uses agree', () => {
-		const description = new BusinessMessagingTrigger().description.webhooks!.find((w) => w.path === WAITS_PATH)!;
+	test('is registered by n8n only while Share With Other Workflows is on, at its Share As account’s path: the templates n8n evaluates and the resolvers n8n 2.41 uses agree', () => {
+		const description = new BusinessMessagingTrigger().description.webhooks!.find((w) => w.name === 'setup')!;
 		expect(description).toMatchObject({ isFullPath: true, ndvHideUrl: true, responseMode: 'onReceived', responseData: '' });
-		const resolver = (description as unknown as Record<symbol, Record<string, { template: string; resolve: (p: object) => string }>>)[Symbol.for('n8n.webhookDescriptionResolvers')].httpMethod;
-		expect(resolver.template).toBe(description.httpMethod);
+		const resolvers = (description as unknown as Record<symbol, Record<string, { template: string; resolve: (p: object) => string }>>)[Symbol.for('n8n.webhookDescriptionResolvers')];
+		expect([resolvers.httpMethod.template, resolvers.path.template]).toEqual([description.httpMethod, description.path]);
 		const nodeTypes = { getByName: () => new BusinessMessagingTrigger(), getByNameAndVersion: () => new BusinessMessagingTrigger(), getKnownTypes: () => ({}) } as unknown as INodeTypes;
-		for (const [parameters, method] of [[{ resumeWaitingRuns: true }, 'POST'], [{ resumeWaitingRuns: false }, ''], [{}, '']] as const) {
+		const cases = [
+			[{ resumeWaitingRuns: true }, 'POST', WAITS_PATH],
+			[{ resumeWaitingRuns: true, shareAs: 2 }, 'POST', `${WAITS_PATH}-2`],
+			[{ resumeWaitingRuns: true, shareAs: 3 }, 'POST', `${WAITS_PATH}-3`],
+			[{ resumeWaitingRuns: true, receiveFrom: 'sharingTrigger' }, '', WAITS_PATH],
+			[{ resumeWaitingRuns: false }, '', WAITS_PATH],
+			[{}, '', WAITS_PATH],
+		] as const;
+		for (const [parameters, method, path] of cases) {
 			const node: INode = { id: 'n', name: 'Trigger', type: 'x.businessMessagingTrigger', typeVersion: 2, position: [0, 0], parameters: { events: ['*'], ...parameters } };
 			const workflow = new Workflow({ id: 'w', nodes: [node], connections: {}, active: true, nodeTypes });
-			expect([workflow.expression.getSimpleParameterValue(node, description.httpMethod, 'internal', {}), resolver.resolve(node.parameters)]).toEqual([method, method]);
+			const filled = workflow.getNode('Trigger')!.parameters;
+			const evaluated = (template: string) => workflow.expression.getSimpleParameterValue(node, template, 'internal', {});
+			expect([evaluated(description.httpMethod as string), resolvers.httpMethod.resolve(filled), evaluated(description.path), resolvers.path.resolve(filled)]).toEqual([method, method, path, path]);
 		}
 	});
 
@@ -223,7 +233,7 @@ describe('a customer’s reply', () => {
 		expect((await deliver(trigger, reply)).body).toEqual({ received: true, resumedWaitingRun: true });
 
 		forgetInProcessDeliveries();
-		forgetReceivedWaits();
+		forgetRegistrations();
 		const restarted = new TriggerHarness({ parameters: { events: ['*'], resumeWaitingRuns: true }, typeVersion: 2, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
 		for (const retry of [earlier, reply]) {
 			const answer = await deliver(restarted, retry);
@@ -239,7 +249,7 @@ describe('a customer’s reply', () => {
 		const kept = await deliver(trigger, messageBody(CUSTOMER, 'maybe'));
 		expect([kept.workflowStarted, kept.items[0]?.json.replyKeptWaiting]).toEqual([true, true]);
 
-		forgetReceivedWaits();
+		forgetRegistrations();
 		await standIn.stop();
 		standIn = await startTriggerStandIn();
 		const also = harness({ alsoStartForReplies: true });

@@ -6,8 +6,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { forgetReceivedWaits, MAX_WAITS, PROTECT_MS, Waits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
-import type { WaitRegistration } from '../../nodes/shared/conversation';
+import { forgetRegistrations, PROTECT_MS } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
+import { MAX_WAITS, Waits } from '../../nodes/BusinessMessagingTrigger/sharing/waits';
+import type { WaitRegistration } from '../../nodes/shared/sharing';
 
 const T0 = Date.UTC(2026, 10, 1, 12);
 const SCOPE = 'workflow/trigger';
@@ -27,7 +28,7 @@ function registration(id: string, customer = '+15550001111', extra: Partial<Wait
 	return { id, customer, sender: '', resumeUrl: `http://n8n/webhook-waiting/${id}/node?wait=${id}`, until: 0, askedAt: T0, ...extra };
 }
 
-beforeEach(() => forgetReceivedWaits());
+beforeEach(() => forgetRegistrations());
 
 test('a registration is saved with the request that registers it', () => {
 	const db = new Database();
@@ -61,7 +62,7 @@ test('without rule 1 (another process, or after PROTECT_MS) such a save drops it
 	waits.register(registration('wait-0001'));
 	waits.writeBack();
 	db.save(copy);
-	forgetReceivedWaits(); // the stale request ran in another process
+	forgetRegistrations(); // the stale request ran in another process
 	stale.marker = 1; // it changed something else, so n8n saves its copy
 	db.save(stale);
 	expect(new Waits(SCOPE, db.load(), T0 + 600).saved('wait-0001')).toBe(false);
@@ -114,7 +115,7 @@ test('a wait is dropped ten minutes after its limit, and the oldest questions be
 	const waits = new Waits(SCOPE, copy, T0);
 	waits.register(registration('limited-wait', '+15550001111', { until: T0 + 60_000 }));
 	waits.writeBack();
-	forgetReceivedWaits();
+	forgetRegistrations();
 	expect(new Waits(SCOPE, copy, T0 + 60_000 + 9 * 60_000).for('+15550001111', '').length).toBe(1);
 	const late = new Waits(SCOPE, copy, T0 + 60_000 + 11 * 60_000);
 	expect(late.for('+15550001111', '')).toEqual([]);
@@ -125,7 +126,7 @@ test('a wait is dropped ten minutes after its limit, and the oldest questions be
 	const full = new Waits(SCOPE, many, T0);
 	for (let i = 0; i < MAX_WAITS + 5; i++) full.register(registration(`wait-${String(i).padStart(5, '0')}`, '+15550001111', { askedAt: T0 + i }));
 	full.writeBack();
-	forgetReceivedWaits();
+	forgetRegistrations();
 	const kept = new Waits(SCOPE, many, T0);
 	expect(kept.saved('wait-00004')).toBe(false);
 	expect(kept.saved('wait-00005')).toBe(true);

@@ -178,7 +178,7 @@ async function main(): Promise<void> {
 	const cleanups: Array<() => void> = [];
 
 	await reporter.run({
-		name: 'with its n8n port busy, the demo says so and names the address to open instead; it offers the example workflows, the support bot included; Ctrl-C in the terminal of npm run demo (SIGINT to its process group) stops every process it started and frees the ports',
+		name: 'with its n8n port busy, the demo says so and names the address to open instead; it offers the example workflows, the support bot included; its two trigger workflows share the one sandbox URL (an order created reaches the orders workflow, which accepts it); Ctrl-C in the terminal of npm run demo (SIGINT to its process group) stops every process it started and frees the ports',
 		timeoutMs: 35 * 60_000,
 		fn: async () => {
 			const busyPort = await freePort();
@@ -197,6 +197,14 @@ async function main(): Promise<void> {
 			const supportBot = (JSON.parse(readFileSync(join(REPO_ROOT, 'examples/support-bot.json'), 'utf8')) as { name: string }).name;
 			assert(names.includes(supportBot), `the demo's workflows: ${names.join(', ')}; expected one named "${supportBot}"`);
 			assert(names.every((name) => !/\(demo[A-Z]\w*\)/.test(name)), `a demo workflow name carries an internal key: ${names.join(', ')}`);
+			// Two trigger workflows on the one sandbox URL: the orders example receives through the auto-reply's trigger.
+			const sandboxUrl = `http://127.0.0.1:${demo.sandboxPort}/_sandbox`;
+			await fetch(`${sandboxUrl}/deliver`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'order.created' }) });
+			const accepted = await waitFor('order 61 accepted by the demo’s orders workflow', async () => {
+				const order = (await (await fetch(`${sandboxUrl}/orders/61`)).json()) as { data?: { status?: string } };
+				return order.data?.status === 'accepted' ? true : undefined;
+			}, 60_000, 500).catch(() => false);
+			assert(accepted, 'the order created through the sandbox was not accepted by the orders workflow (examples/orders.json, through the sharing trigger)');
 			const signalledAt = Date.now();
 			demo.npm.stdin?.write('\x03'); // Ctrl-C
 			await checkEverythingStopped([Number(new URL(demo.n8nUrl).port), demo.sandboxPort], started, signalledAt);

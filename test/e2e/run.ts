@@ -1,17 +1,19 @@
 /**
  * End-to-end suite: this package in a real n8n against the sandbox, driven over HTTP.
  * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
- * checks; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
+ * checks; E2E_ONLY=<regex> only the checks whose names match; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
+import { isSharingReceiver, SECOND_ACCOUNT, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
+import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
-import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
+import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
 	DEFAULT_HOOK,
@@ -35,7 +37,7 @@ import { settingChecks } from './lib/setting';
 import { type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
 import { logsFolder } from '../../tools/n8n/logs';
 import { stopAll } from '../../tools/n8n/proc';
-import { N8N_VERSION, type N8n } from '../../tools/n8n/n8n';
+import { N8N_VERSION, type N8n, n8nId } from '../../tools/n8n/n8n';
 import { startStack, type Stack, timingsLine } from '../../tools/n8n/stack';
 import { webhookIdFor } from '../../tools/n8n/workflow';
 import {
@@ -52,6 +54,7 @@ import {
 	templateSendWorkflow,
 	templateWorkflow,
 	textWorkflow,
+	triggerProductionPath,
 	webhookTestWorkflow,
 	agentWorkflow,
 	CREDENTIAL_TYPE,
@@ -97,7 +100,10 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
+	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
+
+/** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
+const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
 /**
  * The suite against one n8n version, reporting into `report` (names prefixed with `prefix`). `smoke` keeps
@@ -119,6 +125,7 @@ export async function e2eSuite(options: {
 	let stack: Stack | undefined;
 	const runCheck = async (check: Check) => {
 		if (smoke && !SMOKE_CHECKS.test(check.name)) return;
+		if (ONLY && !ONLY.test(check.name)) return;
 		await report.run({ ...check, name: `${prefix}${check.name}` });
 	};
 	const mediaFile = 'pixel.png';
@@ -132,7 +139,7 @@ export async function e2eSuite(options: {
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
-			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT } },
+			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT }, [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
 			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
 			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
@@ -145,6 +152,7 @@ export async function e2eSuite(options: {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				...conversationWorkflows(credential),
+				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
@@ -176,6 +184,7 @@ export async function e2eSuite(options: {
 								{ [CREDENTIAL_TYPE]: credential, [OPENAI_CREDENTIAL_TYPE]: extraCredentials[OPENAI_CREDENTIAL] },
 								SUPPORT_BOT_WEBHOOK_ID,
 							),
+							exampleWorkflow(ORDERS_EXAMPLE.file, ORDERS_EXAMPLE.key, { [CREDENTIAL_TYPE]: credential }, webhookIdFor('e2e-orders-example')),
 						]
 					: []),
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-allow-duplicates'), { allowDuplicates: true }, 'e2eAllowDuplicates', ALLOW_DUPLICATES_WORKFLOW),
@@ -183,9 +192,17 @@ export async function e2eSuite(options: {
 				bareTriggerWorkflow(credential, webhookIdFor('e2e-adversarial')),
 				replyWorkflow(credential, { webhookId: TRIGGER_WEBHOOK_ID }),
 			],
-			// The trigger workflows, and the workflows that start with n8n's Webhook node (the server runs them on request).
+			// The trigger workflows, except those that receive through the sharing one (activated once the sharing
+			// checks run) and the example pair (its own sharing trigger, only in its check: one trigger per n8n shares);
+			// and the workflows that start with n8n's Webhook node (the server runs them on request).
 			activate: (workflows) =>
-				workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE || n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
+				workflows
+					.filter((w) =>
+						w.nodes.some((n) => n.type === TRIGGER_TYPE)
+							? !isSharingReceiver(w) && ![n8nId('e2eSupportBot'), n8nId(ORDERS_EXAMPLE.key)].includes(w.id)
+							: w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook'),
+					)
+					.map((w) => w.id),
 		});
 		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
@@ -207,7 +224,7 @@ export async function e2eSuite(options: {
 		...sendingChecks(stack),
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
 		...(hasHitlTool(stack.n8n, smoke) ? hitlChecks(stack, model) : []),
-		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID) : []),
+		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID, stack.workflows.find((w) => w.name === SHARING_WORKFLOW)!.id) : []),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID, (line) => process.stdout.write(`# ${prefix}${line}\n`))),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
 		// Started here, not first: the example's no-reply branch sends a message when n8n ends the wait (within
@@ -220,6 +237,10 @@ export async function e2eSuite(options: {
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
 		exampleChecks[2],
+		// Before the sharing checks: they then run on the state the earlier build left.
+		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
+		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.
+		...sharingChecks(stack, { deliverTo: [stack.n8n], webhookUrl: `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, log: (line) => process.stdout.write(`# ${prefix}${line}\n`) }),
 	];
 	for (const check of checks) await runCheck(check);
 

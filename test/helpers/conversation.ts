@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { forgetReceivedWaits } from '../../nodes/BusinessMessagingTrigger/conversations/waits';
+import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
-import { WAITS_PATH } from '../../nodes/shared/conversation';
+import { WAITS_PATH } from '../../nodes/shared/sharing';
 import { TriggerHarness, type WebhookOutcome } from './webhook';
 
 export interface ResumeCall {
@@ -44,7 +44,7 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 
 /** A fresh n8n: the trigger's process memory (waits it received, secrets it read) starts empty. */
 export async function startTriggerStandIn(credentials?: ICredentialDataDecryptedObject): Promise<TriggerStandIn> {
-	forgetReceivedWaits();
+	forgetRegistrations();
 	forgetWebhookSecrets();
 	let active = true;
 	let trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow' });

@@ -14,7 +14,7 @@
 import { EventEmitter } from 'node:events';
 
 import { Container } from '@n8n/di';
-import { InstanceSettings, WebhookContext } from 'n8n-core';
+import { HookContext, InstanceSettings, WebhookContext } from 'n8n-core';
 import {
 	ICredentialsHelper,
 	NodeHelpers,
@@ -38,6 +38,7 @@ import {
 } from 'n8n-workflow';
 
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
+import { sharesWith } from '../../nodes/BusinessMessagingTrigger/sharing/endpoint';
 import { assertNoSecrets, SENTINEL_CLIENT_SECRET, SENTINEL_WEBHOOK_SECRET } from './secrets';
 
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';
@@ -97,6 +98,12 @@ export interface TriggerSetup {
 	credentialId?: string;
 	/** The trigger node's version (default 1); n8n hands the node the raw body differently for 2. */
 	typeVersion?: number;
+	/** The node's webhook id (its URLs' path), when several triggers share one stand-in n8n. */
+	webhookId?: string;
+	/** n8n's address (default http://localhost:5678): its webhook URLs start with it. */
+	baseUrl?: string;
+	/** The workflow's name (default 'Trigger harness'). */
+	workflowName?: string;
 }
 
 export interface WebhookOutcome {
@@ -133,14 +140,18 @@ class RecordingResponse extends EventEmitter {
 		return this;
 	}
 
+	/** As Express: `json` hands the body to `send`, which writes it and ends the response. */
 	json(body: unknown) {
+		return this.send(body);
+	}
+
+	send(body: unknown) {
 		this.body = body;
 		return this.end();
 	}
 
-	send(body: unknown) {
-		return this.json(body);
-	}
+	/** Resolves once the response is ended: n8n's answer, or the trigger's own once it took n8n's over. */
+	readonly ended = new Promise<void>((resolve) => this.once('ended', resolve));
 
 	/**
 	 * Node is still closing the connection the sender hung up (its side ended, the socket not yet destroyed):
@@ -155,6 +166,7 @@ class RecordingResponse extends EventEmitter {
 		this.writableEnded = true;
 		if (!this.hungUp) this.headersSent = true;
 		this.emit(this.closing ? 'close' : 'prefinish');
+		this.emit('ended');
 		return this;
 	}
 
@@ -312,6 +324,16 @@ export class TriggerHarness {
 		this.mode = setup.mode ?? 'webhook';
 	}
 
+	/** Whether this trigger shares its account's events (n8n then serves its second webhook). */
+	sharesEvents(): boolean {
+		return sharesWith(this.parameters());
+	}
+
+	/** The node's parameters as n8n fills them in (defaults included). */
+	parameters(): INodeParameters {
+		return this.parts().workflowNode.parameters;
+	}
+
 	/** Static data as n8n would have saved it to its database after the requests so far. */
 	savedStaticData(): IDataObject {
 		return JSON.parse(this.saved) as IDataObject;
@@ -342,6 +364,60 @@ export class TriggerHarness {
 		};
 	}
 
+	/** The workflow around the trigger node, as n8n builds it for each request from the saved workflow. */
+	private parts() {
+		const node: INode = {
+			id: 'trigger-node-id',
+			name: TRIGGER_NODE_NAME,
+			type: TRIGGER_NODE_TYPE,
+			typeVersion: this.setup.typeVersion ?? 1,
+			position: [0, 0],
+			webhookId: this.setup.webhookId ?? 'harness-webhook-id',
+			parameters: { ...(this.setup.parameters ?? {}) },
+			credentials: { [CREDENTIAL_TYPE]: { id: this.setup.credentialId ?? `credential-of-${this.workflowId}`, name: 'Business Messaging account' } },
+		};
+		const workflow = new Workflow({
+			id: this.workflowId,
+			name: this.setup.workflowName ?? 'Trigger harness',
+			nodes: [node],
+			connections: {},
+			active: this.mode !== 'manual',
+			nodeTypes: this.nodeTypes,
+			staticData: JSON.parse(this.saved) as IDataObject,
+		});
+		const baseUrl = this.setup.baseUrl ?? 'http://localhost:5678';
+		const additionalData = {
+			credentialsHelper: new HarnessCredentialsHelper(this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials, () => this.credentialReads++),
+			webhookBaseUrl: `${baseUrl}/webhook`,
+			webhookTestBaseUrl: `${baseUrl}/webhook-test`,
+			webhookWaitingBaseUrl: `${baseUrl}/webhook-waiting`,
+			formWaitingBaseUrl: `${baseUrl}/form-waiting`,
+			restApiUrl: `${baseUrl}/rest`,
+			instanceBaseUrl: baseUrl,
+			variables: {},
+		};
+		return { node, workflow, workflowNode: workflow.getNode(TRIGGER_NODE_NAME) as INode, additionalData };
+	}
+
+	/**
+	 * Runs the trigger's webhook lifecycle as n8n does when it activates the workflow (`create`, mode
+	 * `webhook`), deactivates it (`delete`), or starts and stops listening for a test event (mode `manual`),
+	 * through n8n-core's HookContext. Resolves with what it logged; rejects with what it threw.
+	 */
+	async lifecycle(method: 'create' | 'delete'): Promise<string[]> {
+		const { workflow, workflowNode, additionalData } = this.parts();
+		const description = this.nodeTypes.getByName().description.webhooks![0];
+		// n8n marks the webhook of a test listener as such (test-webhooks.js), so the node's URL is its Test URL.
+		const webhookData = { httpMethod: 'POST', node: TRIGGER_NODE_NAME, path: `${String(workflowNode.webhookId)}/webhook`, webhookDescription: description, workflowId: this.workflowId, isTest: this.mode === 'manual' } as IWebhookData;
+		const context = new HookContext(workflow, workflowNode, additionalData as unknown as IWorkflowExecuteAdditionalData, this.mode, this.mode === 'manual' ? 'manual' : 'activate', webhookData);
+		const logs: string[] = [];
+		const record = (level: string) => (message: string) => logs.push(`${level} ${message}`);
+		Object.defineProperty(context, 'logger', { value: { error: record('error'), warn: record('warn'), info: record('info'), debug: record('debug') } });
+		const methods = this.nodeTypes.getByName().webhookMethods!.default!;
+		await methods[method]!.call(context);
+		return logs;
+	}
+
 	private async deliver(request: WebhookRequest, nowMs: number | undefined, hangUp: HangUp | undefined): Promise<WebhookOutcome> {
 		const headers = lowercaseHeaders(request.headers);
 		const rawBody = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
@@ -360,28 +436,8 @@ export class TriggerHarness {
 			};
 		}
 
-		const typeVersion = this.setup.typeVersion ?? 1;
-		const node: INode = {
-			id: 'trigger-node-id',
-			name: TRIGGER_NODE_NAME,
-			type: TRIGGER_NODE_TYPE,
-			typeVersion,
-			position: [0, 0],
-			webhookId: 'harness-webhook-id',
-			parameters: { ...(this.setup.parameters ?? {}) },
-			credentials: { [CREDENTIAL_TYPE]: { id: this.setup.credentialId ?? `credential-of-${this.workflowId}`, name: 'Business Messaging account' } },
-		};
-		const workflow = new Workflow({
-			id: this.workflowId,
-			name: 'Trigger harness',
-			nodes: [node],
-			connections: {},
-			active: this.mode !== 'manual',
-			nodeTypes: this.nodeTypes,
-			staticData: JSON.parse(this.saved) as IDataObject,
-		});
-		const workflowNode = workflow.getNode(TRIGGER_NODE_NAME) as INode;
-
+		const { node, workflow, workflowNode, additionalData: base } = this.parts();
+		const typeVersion = node.typeVersion;
 		// n8n reads the body before calling a version 1 node; for later versions only when it parses the
 		// content type, leaving `readRawBody()` to the node (n8n/dist/webhooks/webhook-helpers.js, parseRequestBody).
 		const bodyReadByN8n = typeVersion === 1 || isParsedByN8n(contentType);
@@ -403,21 +459,7 @@ export class TriggerHarness {
 		};
 		const res = new RecordingResponse();
 		if (hangUp) res.hangUp(hangUp);
-		const additionalData = {
-			credentialsHelper: new HarnessCredentialsHelper(
-				this.setup.credentials === undefined ? DEFAULT_CREDENTIALS : this.setup.credentials,
-				() => this.credentialReads++,
-			),
-			httpRequest: req,
-			httpResponse: res,
-			webhookBaseUrl: 'http://localhost:5678/webhook',
-			webhookTestBaseUrl: 'http://localhost:5678/webhook-test',
-			webhookWaitingBaseUrl: 'http://localhost:5678/webhook-waiting',
-			formWaitingBaseUrl: 'http://localhost:5678/form-waiting',
-			restApiUrl: 'http://localhost:5678/rest',
-			instanceBaseUrl: 'http://localhost:5678',
-			variables: {},
-		} as unknown as IWorkflowExecuteAdditionalData;
+		const additionalData = { ...base, httpRequest: req, httpResponse: res } as unknown as IWorkflowExecuteAdditionalData;
 		const description = this.nodeTypes.getByName().description.webhooks?.[0];
 		const webhookData = {
 			httpMethod: 'POST',
@@ -451,14 +493,44 @@ export class TriggerHarness {
 			this.saved = JSON.stringify(staticData);
 		}
 
-		if (result?.workflowData !== undefined && !res.writableEnded) await this.answerGate;
-		const outcome = this.answered(result, threw, res, description, logs);
-		// n8n ends the response (the node learns how it was answered, as from n8n's express response); a
-		// sender that hung up gets nothing.
+		let runStarted = false;
+		if (result?.workflowData !== undefined) {
+			await this.answerGate;
+			runStarted = await this.answerRun(res, description);
+		}
+		const outcome = this.answered(result, threw, res, description, logs, runStarted);
+		// n8n ends the response; a sender that hung up gets nothing.
 		res.statusCode = outcome.statusCode;
 		res.end();
 		if (!res.hungUp) res.emit('close');
 		return hangUp ? { ...outcome, statusCode: 0, body: undefined } : outcome;
+	}
+
+	/**
+	 * n8n's answer to a run handed over, as its webhook-helpers.js gives it: in `hostedChat` mode `res.send` once
+	 * the run exists and the response ended a tick later (handleHostedChatResponse), or 500 when it cannot create
+	 * the run; in `onReceived` mode the node's first item or its webhookResponse. Waits for the response to end:
+	 * the trigger may take n8n's answer over and end it itself later (acknowledgement.ts).
+	 */
+	private async answerRun(res: RecordingResponse, description: IWebhookDescription | undefined): Promise<boolean> {
+		// The node answered itself (a refusal summary): n8n only starts the run.
+		if (res.writableEnded) {
+			this.executionsCreated++;
+			return true;
+		}
+		if (this.failNextRuns > 0) {
+			this.failNextRuns--;
+			res.status(500).json({ code: 500, message: 'Error in workflow' });
+			process.nextTick(() => res.end());
+			await res.ended;
+			return false;
+		}
+		this.executionsCreated++;
+		if (description?.responseMode !== 'hostedChat') return true;
+		res.send({ executionStarted: true, executionId: String(this.executionsCreated), resumeToken: 'harness-resume-token' });
+		process.nextTick(() => res.end());
+		await res.ended;
+		return true;
 	}
 
 	private answered(
@@ -467,6 +539,7 @@ export class TriggerHarness {
 		res: RecordingResponse,
 		description: IWebhookDescription | undefined,
 		logs: string[],
+		runStarted = false,
 	): WebhookOutcome {
 		if (threw !== undefined || result === undefined) {
 			// n8n answers 500 unless the node already answered; then the sender keeps the node's answer
@@ -474,31 +547,15 @@ export class TriggerHarness {
 			const answered = res.writableEnded;
 			return { statusCode: answered ? res.statusCode : 500, body: answered ? res.body : { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
 		}
-		if (result.workflowData !== undefined && !res.writableEnded && this.failNextRuns > 0) {
-			this.failNextRuns--;
-			return { statusCode: 500, body: { message: 'Error in workflow' }, workflowStarted: false, items: [], threw, logs };
-		}
 		if (result.workflowData !== undefined) {
-			// What n8n answers once the run exists, unless the node answered first (webhook-helpers.js:
-			// handleHostedChatResponse; in onReceived mode webhook-on-received-response-extractor.js).
-			if (!res.writableEnded) this.executionsCreated++;
-			const executionId = String(this.executionsCreated);
-			const responseData = description?.responseData ?? 'firstEntryJson';
-			const n8nAnswer =
-				description?.responseMode === 'hostedChat'
-					? { executionStarted: true, executionId }
-					: responseData === 'noData'
-						? undefined
-						: responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
-			return {
-				statusCode: res.writableEnded ? res.statusCode : 200,
-				body: res.writableEnded ? res.body : n8nAnswer,
-				answeredAfterRunQueued: !res.writableEnded,
-				workflowStarted: true,
-				items: result.workflowData[0] ?? [],
-				threw,
-				logs,
-			};
+			const started = runStarted;
+			if (!res.writableEnded) {
+				// onReceived: n8n answers with the node's first item (webhook-on-received-response-extractor.js).
+				const responseData = description?.responseData ?? 'firstEntryJson';
+				const body = responseData === 'noData' ? undefined : responseData || (result.webhookResponse ?? { message: 'Workflow was started' });
+				return { statusCode: 200, body, answeredAfterRunQueued: true, workflowStarted: started, items: result.workflowData[0] ?? [], threw, logs };
+			}
+			return { statusCode: res.statusCode, body: res.body, answeredAfterRunQueued: true, workflowStarted: started, items: started ? (result.workflowData[0] ?? []) : [], threw, logs };
 		}
 		if (result.noWebhookResponse === true) {
 			return { statusCode: res.statusCode, body: res.body, workflowStarted: false, items: [], threw, logs };

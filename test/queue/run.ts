@@ -23,6 +23,7 @@ import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
+import { isSharingReceiver, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -76,15 +77,21 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			owner: OWNER,
 			log: say,
 			env: setting.env,
-			workflows: ({ credential }) => [
+			extraCredentials: { [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
+			workflows: ({ credential, extraCredentials }) => [
 				textWorkflow(credential),
 				orderWorkflow(credential),
 				replyWorkflow(credential, { id: 'queueReply', name: 'Queue: trigger, reply to incoming messages', webhookId: REPLY_HOOK }),
 				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
 				conversationTriggerWorkflow(credential),
 				askWorkflow(credential, 'Any', {}),
+				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 			],
-			activate: (workflows) => workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE || n.type === 'n8n-nodes-base.webhook')).map((w) => w.id),
+			// The workflows that receive through the sharing (conversations) trigger: once the sharing checks run.
+			activate: (workflows) =>
+				workflows
+					.filter((w) => (w.nodes.some((n) => n.type === TRIGGER_TYPE) ? !isSharingReceiver(w) : w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')))
+					.map((w) => w.id),
 		});
 	} catch (error) {
 		report.result(setUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
@@ -314,6 +321,9 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				assertRanOnWorker(s, ran);
 			},
 		},
+		// Several workflows on one URL, deliveries landing on either webhook process in turn (copies to both at once
+		// need the Redis guard, as for any trigger; a test listener needs /webhook-test/ routed to the main process).
+		...sharingChecks(s, { deliverTo: s.webhooks, webhookUrl: urlsOf(REPLY_HOOK)[0], log: say }).filter((check) => !/eight copies|listening|second service account/.test(check.name)),
 		{
 			name: 'no secret appears in any process’s log or in any execution’s data',
 			fn: async () => {

@@ -162,3 +162,15 @@ describe('order list', () => {
 		expect((await list('limit=0')).status).toBe(400);
 	});
 });
+
+describe('an order created event', () => {
+	test('makes the order exist, pending, so that the workflow it starts can update it', async () => {
+		expect(sb.getOrder(61)).toBeUndefined();
+		sb.deliver({ event: 'order.created', url: 'http://127.0.0.1:9/nowhere' });
+		expect(sb.getOrder(61)).toMatchObject({ id: 61, status: 'pending', order_number: 'ORD-0061' });
+		expect((await put(61, { status: 'accepted' })).status).toBe(200);
+		// One the service has already keeps its state.
+		sb.deliver({ event: 'order.created', url: 'http://127.0.0.1:9/nowhere', data: { order_id: 2 } });
+		expect(sb.getOrder(2)!.status).toBe('accepted');
+	});
+});

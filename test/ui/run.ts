@@ -306,11 +306,11 @@ async function main(): Promise<number> {
 
 	const asking = named('UI: ask and wait for chat reply');
 	await run('Ask and Wait for Chat Reply whose trigger has another Webhook Secret: the panel says what to set up, nothing is sent', async () => {
-		await askRefusedInEditor(page, stack!, asking, 'The Business Messaging Trigger that resumes waiting runs uses another Webhook Secret', /need the same Webhook Secret .*Nothing was sent\./);
+		await askRefusedInEditor(page, stack!, asking, 'The Business Messaging Trigger that shares events uses another Webhook Secret', /need the same Webhook Secret .*Nothing was sent\./);
 	});
 	await run('Ask and Wait for Chat Reply with no active trigger resuming waiting runs: the panel says what to set up and where, nothing is sent', async () => {
 		await n8n.deactivate(named('E2E: conversations trigger (Resume Waiting Runs)').id);
-		await askRefusedInEditor(page, stack!, asking, 'No Business Messaging Trigger on this n8n resumes waiting runs', /turn on Resume Waiting Runs, and activate \(publish\) the workflow\. Nothing was sent\./);
+		await askRefusedInEditor(page, stack!, asking, 'No Business Messaging Trigger on this n8n shares your service’s events', /turn on Share With Other Workflows, and activate \(publish\) the workflow\. Nothing was sent\./);
 	});
 
 	await run('Send and Wait answer page on a phone: the question and who asks (Business Name, or Asked By) above the buttons; after Approve, what was approved', async () => {

@@ -38,14 +38,14 @@ export async function installN8n(
 	return dir;
 }
 
-/** Builds the package and packs it into `outDir`; returns the tarball's path. */
-export async function buildAndPack(outDir: string): Promise<string> {
+/** Builds the package (this checkout, or the sources in `sourceDir`) and packs it into `outDir`; returns the tarball's path. */
+export async function buildAndPack(outDir: string, sourceDir = REPO_ROOT): Promise<string> {
 	mkdirSync(outDir, { recursive: true });
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-	await run(npm, ['run', 'build'], { cwd: REPO_ROOT, timeoutMs: 300_000 });
+	await run(npm, ['run', 'build'], { cwd: sourceDir, timeoutMs: 300_000 });
 	// prepack would build again; the build above is the one that counts.
 	const { stdout } = await run(npm, ['pack', '--ignore-scripts', '--pack-destination', outDir, '--json'], {
-		cwd: REPO_ROOT,
+		cwd: sourceDir,
 		timeoutMs: 120_000,
 	});
 	const [packed] = JSON.parse(stdout) as Array<{ filename: string }>;

@@ -75,7 +75,7 @@ let packed: Promise<string> | undefined;
  * deployments) installs the same tarball in each. It lives outside every stack's folder, which a passing
  * stack deletes, and goes when the process exits.
  */
-function packedOnce(log: (line: string) => void): Promise<string> {
+export function packedPackage(log: (line: string) => void): Promise<string> {
 	packed ??= (async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'bm-pack-'));
 		process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -109,7 +109,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		log,
 	);
 	lap('n8n install');
-	const tarball = await packedOnce(log);
+	const tarball = await packedPackage(log);
 	lap('build and pack');
 
 	const sandbox = new SandboxProcess(join(options.dir, 'sandbox.log'), options.timeScale);

@@ -88,6 +88,11 @@ export interface N8nFeatures {
 	 * say 200 once the database is migrated, before n8n serves webhooks and runs that recovery (in that order).
 	 */
 	readinessWaitsForStart: boolean;
+	/**
+	 * A manual run (`POST /rest/workflows/:id/run`, the editor's Execute step) reads the workflow from the database
+	 * (`ManualRunDto`, workflows.controller.js, 2.41.1); before, the editor sends it in the body (1.123.81, 2.3.6).
+	 */
+	manualRunReadsDatabase: boolean;
 }
 
 /**
@@ -111,5 +116,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		hitlTools: existsSync(join(n8nDist, 'tool-generation/hitl-tools.js')),
 		onReceivedAnswersAfterRun: read(join(n8nDist, 'webhooks/webhook-helpers.js')).includes('shouldDeferOnReceivedResponse'),
 		readinessWaitsForStart: read(join(n8nDist, 'abstract-server.js')).includes('fullyReady'),
+		manualRunReadsDatabase: read(join(n8nDist, 'workflows/workflows.controller.js')).includes('ManualRunDto'),
 	};
 }

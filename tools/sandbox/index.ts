@@ -11,9 +11,9 @@ import { realClock, scaledClock, type Clock } from './clock';
 import { handleControl } from './control';
 import { FaultQueue, faultMessage, type FaultSpec } from './faults';
 import { BodyTooLarge, fail, readBody, send, sendJson } from './http-util';
-import { seed, type Order, type SeedData } from './seed';
+import { makeOrder, seed, type Order, type SeedData } from './seed';
 import { checkRequestAuth, type MultipartSigning } from './signing';
-import { customerMessageData, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, WebhookEngine, type CustomerMessage, type Delivery, type DeliverOptions, type VerifyResult } from './webhooks';
+import { customerMessageData, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, sampleEventData, WebhookEngine, type CustomerMessage, type Delivery, type DeliverOptions, type VerifyResult } from './webhooks';
 
 export type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
 import type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
@@ -114,6 +114,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const log = opts.log ?? (() => undefined);
 
 	let data: SeedData = seed(sizes);
+	/**
+	 * An `order.created` event says the order exists: the service then has it, pending, so that a workflow the
+	 * event starts can update it (the demo's orders workflow accepts it).
+	 */
+	const withCreatedOrder = (o: DeliverOptions): DeliverOptions => {
+		if (o.event !== 'order.created' || o.body !== undefined) return o;
+		const event = (o.data ?? sampleEventData(o.event, new Date(now()).toISOString())) as Record<string, unknown>;
+		const id = Number(event.order_id);
+		if (Number.isInteger(id) && id > 0 && !data.orders.has(id)) data.orders.set(id, { ...makeOrder(id), status: 'pending', shipping_date: null, delivery_date: null });
+		return { ...o, data: event };
+	};
 	let webhookUrl = opts.webhookUrl;
 	let messageSeq = 0;
 	let inboundSeq = 0;
@@ -271,7 +282,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			webhookUrl = u || undefined;
 		},
 		verifyWebhook: (u) => engine.verify(u),
-		deliver: (o) => engine.deliver(o),
+		deliver: (o) => engine.deliver(withCreatedOrder(o)),
 		customerMessage: (m) =>
 			engine.deliver({ event: 'message.received', url: m.url, data: customerMessageData(m, `wamid.in.${++inboundSeq}`, new Date(now()).toISOString()) }),
 		stop: async () => {

@@ -1,20 +1,18 @@
 import { randomBytes } from 'node:crypto';
 
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { signWebhookBody, SIGNATURE_HEADER, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
-import { WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration, type WaitsRequest } from '../../shared/conversation';
+import { WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, type WaitRegistration, type WaitsRequest } from '../../shared/sharing';
+import { askSharingTrigger, findSharingTrigger, sharingProblem, sharingTriggerUrls } from '../../shared/sharingRequest';
 
 /**
- * The asking node's side of the link to the Business Messaging Trigger that resumes waiting runs: where
+ * The asking node's side of the link to the Business Messaging Trigger that shares its account's events: where
  * the trigger is (n8n's own production webhook address, the same on every process), and telling it,
  * signed with the credential's Webhook Secret, which run waits for which customer. Every failure here
  * comes before the question is sent, with what to set up and where.
  */
 
-/** The trigger's answer must come within this time. */
-const REQUEST_TIMEOUT_MS = 30_000;
 /**
  * How long the asking node waits before it checks that its registration is in the saved copy: a
  * request of the trigger that loaded static data before the registration was saved, and saves it
@@ -23,11 +21,9 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export const CONFIRM_AFTER_MS = 1000;
 const REGISTER_TRIES = 3;
 
-const WAITING_ENDPOINT = /\/webhook-waiting$/;
-
 export interface TriggerLink {
-	/** The trigger's webhook for waits. */
-	url: string;
+	/** The sharing triggers' webhooks, one per account this n8n may share for: the asking node uses its own account's. */
+	urls: string[];
 	/** This run's resume address for this node (n8n checks its token from 2.41 on). */
 	resumeUrl: string;
 }
@@ -38,86 +34,53 @@ export interface TriggerLink {
  */
 export function triggerLink(ctx: IExecuteFunctions, waitId: string): TriggerLink {
 	const resume = new URL(String(ctx.evaluateExpression('{{ $execution.resumeUrl }}', 0)));
-	const executionPath = resume.pathname.replace(/\/[^/]+$/, '');
-	if (!WAITING_ENDPOINT.test(executionPath)) {
+	const urls = sharingTriggerUrls(resume.toString(), 1);
+	if (urls === undefined || !resume.pathname.includes('/webhook-waiting/')) {
 		throw new NodeOperationError(ctx.getNode(), 'n8n’s waiting-webhook address is not the standard one', {
-			description: `Ask and Wait for Chat Reply finds the trigger under n8n's /webhook/ and /webhook-waiting/ addresses; this n8n uses ${resume.origin}${executionPath}. Nothing was sent. Leave N8N_ENDPOINT_WEBHOOK and N8N_ENDPOINT_WEBHOOK_WAIT at their defaults.`,
+			description: `Ask and Wait for Chat Reply finds the trigger under n8n's /webhook/ and /webhook-waiting/ addresses; this n8n uses ${resume.origin}${resume.pathname.replace(/\/[^/]+$/, '')}. Nothing was sent. Leave N8N_ENDPOINT_WEBHOOK and N8N_ENDPOINT_WEBHOOK_WAIT at their defaults.`,
 		});
 	}
-	const url = new URL(resume);
-	url.search = '';
-	url.pathname = `${executionPath.replace(WAITING_ENDPOINT, '/webhook')}/${WAITS_PATH}`;
 	resume.pathname = `${resume.pathname}/${encodeURIComponent(ctx.getNode().id)}`;
 	resume.searchParams.set(WAIT_ID_PARAM, waitId);
-	return { url: url.toString(), resumeUrl: resume.toString() };
+	return { urls, resumeUrl: resume.toString() };
 }
 
 export function newWaitId(): string {
 	return randomBytes(16).toString('base64url');
 }
 
-const SET_UP =
-	'In the workflow whose Business Messaging Trigger receives your service’s events, open the trigger, turn on Resume Waiting Runs, and activate (publish) the workflow.';
+const unreachable = (ctx: IExecuteFunctions, url: string, error: unknown) =>
+	new NodeOperationError(ctx.getNode(), `Could not reach n8n’s webhook address ${url}`, {
+		description: `${(error as Error).message}. Nothing was sent. The question’s wait is registered with the Business Messaging Trigger through n8n’s own production webhook address, set by n8n’s WEBHOOK_URL (on queue-mode workers too): set it to an address this n8n reaches.`,
+	});
 
-/** An answer's JSON object, whether n8n's HTTP client parsed it already or not; {} when it is none. */
-function jsonOf(body: unknown): IDataObject {
-	let value = Buffer.isBuffer(body) ? body.toString('utf8') : body;
-	if (typeof value === 'string') {
-		try {
-			value = JSON.parse(value);
-		} catch {
-			return {};
-		}
+const refused = (ctx: IExecuteFunctions, statusCode: number, answer: IDataObject) => {
+	const problem = sharingProblem(statusCode, answer);
+	return new NodeOperationError(ctx.getNode(), problem.message, { description: `${problem.description} Nothing was sent.`.trim() });
+};
+
+/** The sharing trigger of this node's account (its Webhook Secret), and its answer to `request`; failures name what to set up. */
+async function find(ctx: IExecuteFunctions, link: TriggerLink, secret: string, request?: WaitsRequest): Promise<{ url: string; answer: IDataObject }> {
+	let found;
+	try {
+		found = await findSharingTrigger(async (options) => await ctx.helpers.httpRequest(options), link.urls, secret, request);
+	} catch (error) {
+		throw unreachable(ctx, link.urls[0], error);
 	}
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as IDataObject) : {};
+	if ('problem' in found) throw refused(ctx, found.problem.statusCode, found.problem.answer);
+	return found;
 }
 
-/** One signed request to the trigger; failures name what to set up. */
-async function tell(ctx: IExecuteFunctions, link: TriggerLink, secret: string, request: WaitsRequest): Promise<IDataObject> {
-	const body = JSON.stringify(request);
-	const timestamp = String(Math.floor(Date.now() / 1000));
-	let res: { statusCode: number; body: unknown };
+/** One signed request to the sharing trigger at `url`; failures name what to set up. */
+async function tell(ctx: IExecuteFunctions, url: string, secret: string, request: WaitsRequest): Promise<IDataObject> {
+	let res: { statusCode: number; answer: IDataObject };
 	try {
-		res = (await ctx.helpers.httpRequest({
-			method: 'POST',
-			url: link.url,
-			body,
-			json: false,
-			headers: {
-				'content-type': 'application/json',
-				[SIGNATURE_HEADER]: signWebhookBody(secret, timestamp, body),
-				[TIMESTAMP_HEADER]: timestamp,
-			},
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-			timeout: REQUEST_TIMEOUT_MS,
-		} as IHttpRequestOptions)) as { statusCode: number; body: unknown };
+		res = await askSharingTrigger(async (options) => await ctx.helpers.httpRequest(options), url, secret, request);
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), `Could not reach n8n’s webhook address ${link.url}`, {
-			description: `${(error as Error).message}. Nothing was sent. The question’s wait is registered with the Business Messaging Trigger through n8n’s own production webhook address, set by n8n’s WEBHOOK_URL (on queue-mode workers too): set it to an address this n8n reaches.`,
-		});
+		throw unreachable(ctx, url, error);
 	}
-	const answer = jsonOf(res.body);
-	if (res.statusCode === 200) return answer;
-	if (res.statusCode === 404) {
-		throw new NodeOperationError(ctx.getNode(), 'No Business Messaging Trigger on this n8n resumes waiting runs', {
-			description: `${SET_UP} Nothing was sent.`,
-		});
-	}
-	if (res.statusCode === 401) {
-		throw new NodeOperationError(ctx.getNode(), 'The Business Messaging Trigger that resumes waiting runs uses another Webhook Secret', {
-			description:
-				'This node’s credential and the trigger’s credential need the same Webhook Secret (the one in your service’s dashboard): choose the trigger’s credential in this node, or copy the secret into this node’s credential. Nothing was sent.',
-		});
-	}
-	if (res.statusCode === 503) {
-		throw new NodeOperationError(ctx.getNode(), 'The Business Messaging Trigger that resumes waiting runs has no Webhook Secret', {
-			description: 'Fill in the Webhook Secret of the trigger’s credential (from your service’s dashboard). Nothing was sent.',
-		});
-	}
-	throw new NodeOperationError(ctx.getNode(), `The Business Messaging Trigger answered ${res.statusCode}`, {
-		description: `${String(answer.error ?? answer.message ?? '')} Nothing was sent.`.trim(),
-	});
+	if (res.statusCode === 200) return res.answer;
+	throw refused(ctx, res.statusCode, res.answer);
 }
 
 /** The trigger's workflow, as it names it in its answer. */
@@ -131,10 +94,14 @@ export interface TriggerWorkflow {
  * again when not (docs/conversations.md, "Where the waits live").
  */
 export async function registerWait(ctx: IExecuteFunctions, link: TriggerLink, secret: string, wait: WaitRegistration): Promise<TriggerWorkflow> {
+	const register: WaitsRequest = { type: WAITS_MESSAGE_TYPE, action: 'register', wait };
+	const found = await find(ctx, link, secret, register);
+	const { url } = found;
+	let registered = found.answer;
 	for (let attempt = 1; ; attempt++) {
-		const registered = await tell(ctx, link, secret, { type: WAITS_MESSAGE_TYPE, action: 'register', wait });
+		if (attempt > 1) registered = await tell(ctx, url, secret, register);
 		await sleep(CONFIRM_AFTER_MS);
-		const check = await tell(ctx, link, secret, { type: WAITS_MESSAGE_TYPE, action: 'check', id: wait.id });
+		const check = await tell(ctx, url, secret, { type: WAITS_MESSAGE_TYPE, action: 'check', id: wait.id });
 		if (check.saved === true) return (registered.workflow ?? {}) as TriggerWorkflow;
 		if (attempt === REGISTER_TRIES) {
 			throw new NodeOperationError(ctx.getNode(), 'n8n did not keep the wait for the reply', {
@@ -146,6 +113,6 @@ export async function registerWait(ctx: IExecuteFunctions, link: TriggerLink, se
 
 /** Only checks that the trigger is there and shares the Webhook Secret (a dry run registers nothing). */
 export async function checkTrigger(ctx: IExecuteFunctions, link: TriggerLink, secret: string): Promise<TriggerWorkflow> {
-	const answer = await tell(ctx, link, secret, { type: WAITS_MESSAGE_TYPE, action: 'check', id: newWaitId() });
+	const { answer } = await find(ctx, link, secret);
 	return (answer.workflow ?? {}) as TriggerWorkflow;
 }

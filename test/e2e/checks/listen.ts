@@ -6,7 +6,7 @@
  * step, without one for Execute workflow (n8n's workflows controller).
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { type ExecutionSummary, type N8n, N8N_VERSION, nodeError, nodeOutput, underWay } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, nodeError, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
@@ -33,16 +33,16 @@ export function listenWorkflow(credential: CredentialRef): Workflow {
  * What the editor does on the trigger's Execute step (`step`) or on Execute workflow (listen for a test
  * event); answers with the Test URL.
  */
-async function listen(n8n: N8n, workflow: Workflow, how: 'step' | 'workflow' = 'step'): Promise<string> {
+export async function listen(n8n: N8n, workflow: Workflow, how: 'step' | 'workflow' = 'step', webhookId = LISTEN_WEBHOOK_ID): Promise<string> {
 	const target = how === 'step' ? { destinationNode: { nodeName: TRIGGER_NODE, mode: 'inclusive' } } : { triggerToStartFrom: { name: TRIGGER_NODE } };
-	// n8n 1.x's editor sends the workflow along; 2.x reads it from the database.
-	const workflowData = N8N_VERSION.startsWith('1.') ? (await n8n.rest<{ data: unknown }>('GET', `/workflows/${workflow.id}`)).body.data : undefined;
+	// The editor of n8n before 2.41 sends the workflow along; 2.41 reads it from the database.
+	const workflowData = n8n.features.manualRunReadsDatabase ? undefined : (await n8n.rest<{ data: unknown }>('GET', `/workflows/${workflow.id}`)).body.data;
 	const res = await n8n.rest<{ data?: { waitingForWebhook?: boolean } }>('POST', `/workflows/${workflow.id}/run`, { ...target, ...(workflowData ? { workflowData } : {}) });
 	assert(res.status === 200 && res.body.data?.waitingForWebhook === true, `listening did not start: ${res.status} ${JSON.stringify(res.body)}`);
-	return `${n8n.baseUrl}/webhook-test/${LISTEN_WEBHOOK_ID}/${TRIGGER_WEBHOOK_PATH}`;
+	return `${n8n.baseUrl}/webhook-test/${webhookId}/${TRIGGER_WEBHOOK_PATH}`;
 }
 
-async function nextExecution(n8n: N8n, workflowId: string, before: number): Promise<ExecutionSummary> {
+export async function nextExecution(n8n: N8n, workflowId: string, before: number): Promise<ExecutionSummary> {
 	return await waitFor(
 		'the test execution',
 		async () => {

@@ -8,7 +8,7 @@ import type {
 import { NodeOperationError, updateDisplayOptions, WAIT_INDEFINITELY } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../../credentials/webhookSignature';
-import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/conversation';
+import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/sharing';
 import { secretIn, webhookSecret } from '../../../shared/webhookSecret';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';
@@ -26,7 +26,7 @@ import { limitWaitTimeOption, waitUntilOf } from './sendAndWait.operation';
 
 /**
  * Message → Ask and Wait for Chat Reply: sends a question (text, or a template's body) and pauses the
- * run until the customer answers in the chat. The Business Messaging Trigger with Resume Waiting Runs
+ * run until the customer answers in the chat. The Business Messaging Trigger with Share With Other Workflows
  * on gets the reply from the service and hands it, signed as the service signed it, to this node's
  * resume address; this node checks the signature itself, so nobody who learns the address can resume
  * the run (docs/conversations.md).
@@ -45,7 +45,7 @@ const properties: INodeProperties[] = [
 		// One short line, so the first field stays in view; the rest is said where it applies (Recipient
 		// Phone's hint, Limit Wait Time's description) and in docs/conversations.md.
 		displayName:
-			'The reply comes through your Business Messaging Trigger: turn on its Resume Waiting Runs and activate its workflow',
+			'The reply comes through your Business Messaging Trigger: turn on its Share With Other Workflows and activate its workflow',
 		name: 'askNotice',
 		type: 'notice',
 		default: '',

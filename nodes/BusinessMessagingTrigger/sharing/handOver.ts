@@ -1,36 +1,41 @@
 import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctions } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, signatureHeaders, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
-import type { ReplyOutcome } from '../../shared/conversation';
+import type { ReplyOutcome } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { deliveryKey } from '../deliveryStore';
-import { waitsScope } from './endpoint';
+import { sharesWith, waitsScope } from './endpoint';
+import { Subscriptions, type Subscription } from './subscriptions';
 import { type Wait, Waits } from './waits';
 
 /**
- * A customer's message, handed to the run waiting for it (Resume Waiting Runs): the service's body and
- * signature headers unchanged, POSTed to the run's resume address, where the asking node checks the
- * signature itself and decides. The trigger answers the service 2xx only once n8n holds the run with the
- * reply (nothing acknowledged is lost), and answers 503 when it could not hand it over (the service retries).
+ * The one hand-over of an event the sharing trigger received: the service's body and signature headers
+ * unchanged, POSTed to whoever registered for it (registry.ts), who checks the signature itself. A customer's
+ * reply goes to the run waiting for it (its resume address, where the asking node decides); an event goes to
+ * every trigger workflow whose Events select it (its own webhook, where that trigger starts its run). The
+ * service is answered 2xx only once n8n holds every run (nothing acknowledged is lost), and 503 when one could
+ * not be handed over (the service retries, and the retry starts runs only where none exists yet).
  */
 
 export const REPLY_EVENT = 'message.received';
 
 /**
  * The trigger's switch, read as n8n reads it to register the waits webhook (endpoint.ts): the node's own
- * parameter, `true` only. Read raw, not through getNodeParameter: this runs for every event of every trigger.
+ * parameters, read raw, not through getNodeParameter: this runs for every event of every trigger.
  */
-export function resumesWaitingRuns(context: IWebhookFunctions): boolean {
-	return context.getNode().parameters.resumeWaitingRuns === true;
+export function sharesEvents(context: IWebhookFunctions): boolean {
+	return sharesWith(context.getNode().parameters);
 }
 
 /**
- * Rule 1 of waits.ts for every request of a trigger that resumes waiting runs: whatever else this
- * request makes n8n save, the registrations this process received go with it.
+ * Rule 1 of registry.ts for every request of a sharing trigger: whatever else this request makes n8n save,
+ * the registrations this process received go with it.
  */
-export function keepReplyWaits(context: IWebhookFunctions): void {
-	if (!resumesWaitingRuns(context)) return;
-	new Waits(waitsScope(context), context.getWorkflowStaticData('node'), Date.now()).writeBack();
+export function keepRegistrations(context: IWebhookFunctions): void {
+	if (!sharesEvents(context)) return;
+	const store = context.getWorkflowStaticData('node');
+	new Waits(waitsScope(context), store, Date.now()).writeBack();
+	new Subscriptions(waitsScope(context), store, Date.now()).writeBack();
 }
 
 const RESUME_TIMEOUT_MS = 30_000;
@@ -48,6 +53,20 @@ async function request(context: IWebhookFunctions, url: string, options: Partial
 		timeout: RESUME_TIMEOUT_MS,
 		...options,
 	} as IHttpRequestOptions)) as { statusCode: number; body: unknown };
+}
+
+/** The service's body with its signature headers, as the service sent them, to `url`. */
+async function handOver(context: IWebhookFunctions, url: string, rawBody: Buffer) {
+	const headers = context.getHeaderData();
+	return await request(context, url, {
+		body: rawBody,
+		json: false,
+		headers: {
+			'content-type': 'application/json',
+			[SIGNATURE_HEADER]: String(headers[SIGNATURE_HEADER] ?? ''),
+			[TIMESTAMP_HEADER]: String(headers[TIMESTAMP_HEADER] ?? ''),
+		},
+	});
 }
 
 function outcomeOf(body: unknown): unknown {
@@ -83,18 +102,9 @@ async function heldByN8n(context: IWebhookFunctions, url: string): Promise<boole
 }
 
 async function handTo(context: IWebhookFunctions, wait: Wait, rawBody: Buffer): Promise<Attempt> {
-	const headers = context.getHeaderData();
 	let res: { statusCode: number; body: unknown };
 	try {
-		res = await request(context, wait.resumeUrl, {
-			body: rawBody,
-			json: false,
-			headers: {
-				'content-type': 'application/json',
-				[SIGNATURE_HEADER]: String(headers[SIGNATURE_HEADER] ?? ''),
-				[TIMESTAMP_HEADER]: String(headers[TIMESTAMP_HEADER] ?? ''),
-			},
-		});
+		res = await handOver(context, wait.resumeUrl, rawBody);
 	} catch (error) {
 		return { outcome: 'failed', reason: (error as Error).message };
 	}
@@ -146,6 +156,15 @@ export type HandOver = { answer: { status: number; body: IDataObject } } | { ext
 
 const TAKEN: HandOver = { answer: { status: 200, body: { received: true, resumedWaitingRun: true } } };
 
+/** The delivery as the waits record a reply that resumed a run: the first 16 hex digits of its key. */
+const resumedBy = (delivery: Delivery) => deliveryKey(delivery.rawBody).slice(0, 16);
+
+/** Whether this delivery is a reply that already resumed a run: a retry of it goes nowhere else. */
+export function resumedAlready(context: IWebhookFunctions, delivery: Delivery): boolean {
+	if (delivery.event !== REPLY_EVENT) return false;
+	return new Waits(waitsScope(context), context.getWorkflowStaticData('node'), Date.now()).resumedBy(resumedBy(delivery));
+}
+
 /**
  * Hands a reply to the newest run waiting for this customer and sender number. A run that no longer
  * waits is passed over (and its wait marked done); a reply the run did not take (not an expected answer)
@@ -153,11 +172,11 @@ const TAKEN: HandOver = { answer: { status: 200, body: { received: true, resumed
  */
 export async function handOverReply(context: IWebhookFunctions, delivery: Delivery): Promise<HandOver> {
 	const { data } = delivery;
-	if (delivery.event !== REPLY_EVENT || !resumesWaitingRuns(context) || typeof data.from !== 'string' || typeof data.to !== 'string') {
+	if (delivery.event !== REPLY_EVENT || !sharesEvents(context) || typeof data.from !== 'string' || typeof data.to !== 'string') {
 		return { extra: {} };
 	}
 	const waits = new Waits(waitsScope(context), context.getWorkflowStaticData('node'), Date.now());
-	const by = deliveryKey(delivery.rawBody).slice(0, 16);
+	const by = resumedBy(delivery);
 	try {
 		// The service's retry of a reply a run took (its first answer did not reach the service in time).
 		if (waits.resumedBy(by)) return TAKEN;
@@ -180,4 +199,56 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 	} finally {
 		waits.writeBack();
 	}
+}
+
+/** What became of an event handed to the trigger workflows that receive through this one. */
+export interface Handed {
+	/** Every workflow holds its run (n8n created or queued it), or took the event without one (it ignored it, or had it already). */
+	held: boolean;
+	/** Why not, for the log: each workflow that could not take it, and how. */
+	problems: string[];
+}
+
+/**
+ * What a trigger workflow's answer means for the service's delivery: `held` (2xx: n8n holds the run, or the
+ * trigger ignored the event or had it already); `gone` (404: n8n serves no such webhook, its workflow was
+ * deactivated or deleted; 401 or 400: it refuses the event, its credential is now another account's): it no
+ * longer receives, and never holds up the others; anything else, a failure the service's retry may get past.
+ */
+function verdict(statusCode: number): 'held' | 'gone' | 'failed' {
+	if (statusCode >= 200 && statusCode < 300) return 'held';
+	if (statusCode === 404 || statusCode === 401 || statusCode === 400) return 'gone';
+	return 'failed';
+}
+
+/**
+ * Hands an event to every trigger workflow whose Events select it, all at once. A trigger that no longer
+ * receives is ended in the registry. A test listener (the editor's Execute step) never holds up the service:
+ * its failures are logged only.
+ */
+export async function handOverToWorkflows(context: IWebhookFunctions, delivery: Delivery): Promise<Handed> {
+	const subscriptions = new Subscriptions(waitsScope(context), context.getWorkflowStaticData('node'), Date.now());
+	const targets = subscriptions.for(delivery.event, delivery.data);
+	if (targets.length === 0) return { held: true, problems: [] };
+	const attempts = await Promise.all(
+		targets.map(async (s: Subscription) => {
+			try {
+				return { s, statusCode: (await handOver(context, s.url, delivery.rawBody)).statusCode, reason: '' };
+			} catch (error) {
+				return { s, statusCode: 0, reason: (error as Error).message };
+			}
+		}),
+	);
+	const problems: string[] = [];
+	let held = true;
+	for (const { s, statusCode, reason } of attempts) {
+		const outcome = statusCode ? verdict(statusCode) : 'failed';
+		if (outcome === 'held') continue;
+		const what = `workflow "${s.workflow}" (${s.until ? 'listening for a test event' : 'active'}): ${reason || `answered ${statusCode}`}`;
+		if (outcome === 'gone') subscriptions.done(s.id, `answered ${statusCode}`);
+		if (outcome === 'failed' && !s.until) held = false;
+		problems.push(outcome === 'gone' ? `${what}; it no longer receives through this trigger` : what);
+	}
+	subscriptions.writeBack();
+	return { held, problems };
 }

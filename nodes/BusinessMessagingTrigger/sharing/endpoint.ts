@@ -1,0 +1,146 @@
+import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../credentials/webhookSignature';
+import { SHARE_AS, sharingPath, type SubscriptionRegistration, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../shared/sharing';
+import { webhookSecret } from '../../shared/webhookSecret';
+import { Subscriptions } from './subscriptions';
+import { Waits } from './waits';
+
+/**
+ * The sharing trigger's second webhook: `<n8n webhook base>/business-messaging-replies`, registered only while
+ * Share With Other Workflows (Resume Waiting Runs) is on (one trigger per service account: Share As), hidden in the editor.
+ * The asking node registers its wait here, a trigger set to receive through this one its workflow, and each
+ * checks afterwards that n8n saved it (registry.ts).
+ */
+
+/** Whether this request came to the waits webhook (of any account: `sharingPath`) rather than the service's. */
+export function isWaitsRequest(context: IWebhookFunctions): boolean {
+	const req = context.getRequestObject();
+	const path = String(req.path ?? req.url ?? '').split('?')[0];
+	return new RegExp(`/${WAITS_PATH}(-\\d)?/?$`).test(path);
+}
+
+/** Where n8n stores this trigger's registry, per workflow and node. */
+export function waitsScope(context: IWebhookFunctions): string {
+	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
+}
+
+function refuse(context: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
+	const res = context.getResponseObject();
+	if (!res.headersSent) res.status(status).json({ error });
+	return { noWebhookResponse: true };
+}
+
+const isPhone = (text: unknown) => typeof text === 'string' && /^\+?\d{7,15}$/.test(text);
+const isId = (text: unknown) => typeof text === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(text);
+const isList = (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string' && /^[\w.*-]{1,64}$/.test(v));
+
+function registrationOf(value: unknown): WaitRegistration | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const w = value as IDataObject;
+	if (!isId(w.id) || !isPhone(w.customer) || (w.sender !== '' && !isPhone(w.sender))) return undefined;
+	if (typeof w.resumeUrl !== 'string' || !/^https?:\/\//.test(w.resumeUrl)) return undefined;
+	if (!Number.isFinite(w.until) || !Number.isFinite(w.askedAt)) return undefined;
+	return { id: w.id as string, customer: w.customer as string, sender: w.sender as string, resumeUrl: w.resumeUrl, until: w.until as number, askedAt: w.askedAt as number };
+}
+
+/**
+ * A trigger's registration, when its URL is one of this n8n's webhook addresses (the sharing trigger posts
+ * the service's events there, and nowhere else).
+ */
+function subscriptionOf(value: unknown, ownUrl: string): SubscriptionRegistration | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const s = value as IDataObject;
+	if (!isId(s.id) || typeof s.key !== 'string' || !/^[\w-]{1,64}\/[\w-]{1,64}(\/test)?$/.test(s.key)) return undefined;
+	if (!isList(s.events) || !isList(s.ignoreStatuses) || typeof s.workflow !== 'string') return undefined;
+	if (!Number.isFinite(s.registeredAt) || !Number.isFinite(s.until)) return undefined;
+	if (typeof s.url !== 'string' || !URL.canParse(s.url) || !URL.canParse(ownUrl)) return undefined;
+	const url = new URL(s.url);
+	if (url.origin !== new URL(ownUrl).origin || !/^\/webhook(-test)?\//.test(url.pathname)) return undefined;
+	return { id: s.id as string, key: s.key, url: url.toString(), events: s.events as string[], ignoreStatuses: s.ignoreStatuses as string[], workflow: s.workflow.slice(0, 128), registeredAt: s.registeredAt as number, until: s.until as number };
+}
+
+/**
+ * Answers a registration, its end or a check. The answer is n8n's (`webhookResponse`): n8n saves the static
+ * data before it sends it (live-webhooks.js), so a registration answered 200 is in the database.
+ */
+export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Buffer): Promise<IWebhookResponseData> {
+	const secret = await webhookSecret(context);
+	if (secret === '') return refuse(context, 503, 'webhook secret not configured');
+	const headers = context.getHeaderData();
+	const check = verifySignature(secret, headers[SIGNATURE_HEADER], headers[TIMESTAMP_HEADER], rawBody, Math.floor(Date.now() / 1000));
+	if (!check.valid) return refuse(context, 401, check.reason);
+	let body: IDataObject;
+	try {
+		body = JSON.parse(rawBody.toString('utf8')) as IDataObject;
+	} catch {
+		return refuse(context, 400, 'body is not JSON');
+	}
+	if (body?.type !== WAITS_MESSAGE_TYPE) return refuse(context, 400, 'not a wait registration');
+	const now = Date.now();
+	const store = context.getWorkflowStaticData('node');
+	const waits = new Waits(waitsScope(context), store, now);
+	const subscriptions = new Subscriptions(waitsScope(context), store, now);
+	const workflow = { id: context.getWorkflow().id, name: context.getWorkflow().name };
+	const answer = (result: IDataObject): IWebhookResponseData => {
+		waits.writeBack();
+		subscriptions.writeBack();
+		return { webhookResponse: { ...result, workflow } };
+	};
+	if (body.action === 'check' && typeof body.id === 'string') return answer({ saved: waits.saved(body.id) || subscriptions.saved(body.id) });
+	if (body.action === 'unsubscribe' && typeof body.key === 'string') {
+		subscriptions.end(body.key, 'deactivated');
+		return answer({ unsubscribed: true });
+	}
+	if (body.action === 'subscribe') {
+		const subscription = subscriptionOf(body.subscription, context.getNodeWebhookUrl('default') ?? '');
+		if (!subscription) return refuse(context, 400, 'invalid trigger registration');
+		subscriptions.register(subscription);
+		return answer({ subscribed: true });
+	}
+	const registration = body.action === 'register' ? registrationOf(body.wait) : undefined;
+	if (!registration) return refuse(context, 400, 'invalid wait registration');
+	waits.register(registration);
+	return answer({ registered: true });
+}
+
+/**
+ * Whether a trigger with these parameters shares its account's events (the switch shown as Share With Other
+ * Workflows; its name is 0.2.0's Resume Waiting Runs, so workflows made with 0.2.0 keep working). A trigger
+ * that receives through another never shares.
+ */
+export function sharesWith(parameters: IDataObject): boolean {
+	return parameters.resumeWaitingRuns === true && parameters.receiveFrom !== 'sharingTrigger';
+}
+
+/**
+ * Registered only while the trigger shares its events: n8n skips a webhook whose method is empty. Declared with
+ * n8n 2.41's native resolver too (n8n-workflow webhook-description-fields.js), so n8n reads the switch from the
+ * node's parameters instead of evaluating an expression for every event (an expression costs an isolate per
+ * event under N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE); earlier versions evaluate the template. Named `setup` (n8n's
+ * other webhook name) so that the lifecycle of the trigger's `default` webhook (subscriber.ts) is not run for it.
+ */
+const METHOD_TEMPLATE = '={{$parameter["resumeWaitingRuns"] === true && $parameter["receiveFrom"] !== "sharingTrigger" ? "POST" : ""}}';
+/** `sharingPath` of the trigger's Share As, as the template n8n evaluates before 2.41. */
+const PATH_TEMPLATE = `={{$parameter["shareAs"] > 1 ? "${WAITS_PATH}-" + $parameter["shareAs"] : "${WAITS_PATH}"}}`;
+const WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
+
+/** The account a trigger shares as (Share As; 1 for a trigger saved without it). */
+export function sharesAs(parameters: IDataObject): number {
+	const account = Number(parameters.shareAs);
+	return SHARE_AS.includes(account as (typeof SHARE_AS)[number]) ? account : 1;
+}
+
+export const WAITS_WEBHOOK: IWebhookDescription = {
+	name: 'setup',
+	httpMethod: METHOD_TEMPLATE,
+	responseMode: 'onReceived',
+	responseData: '',
+	path: PATH_TEMPLATE,
+	isFullPath: true,
+	ndvHideUrl: true,
+	[WEBHOOK_RESOLVERS]: {
+		httpMethod: { template: METHOD_TEMPLATE, resolve: (parameters: IDataObject) => (sharesWith(parameters) ? 'POST' : '') },
+		path: { template: PATH_TEMPLATE, resolve: (parameters: IDataObject) => sharingPath(sharesAs(parameters)) },
+	},
+};
