@@ -1,5 +1,5 @@
 /**
- * Where the waits live (nodes/BusinessMessagingTrigger/conversations/waits.ts): n8n loads the trigger's
+ * Where the waits live (nodes/BusinessMessagingTrigger/sharing/waits.ts): n8n loads the trigger's
  * static data afresh for each request and saves the whole of it afterwards, last write winning. These
  * tests play requests that overlap as they do in n8n (each with its own copy, saved in some order) and
  * check that a registration survives a save that did not know it, and that a done wait stays done.
@@ -9,20 +9,10 @@ import type { IDataObject } from 'n8n-workflow';
 import { forgetRegistrations, PROTECT_MS } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 import { MAX_WAITS, Waits } from '../../nodes/BusinessMessagingTrigger/sharing/waits';
 import type { WaitRegistration } from '../../nodes/shared/sharing';
+import { StaticDataRow } from '../helpers/staticData';
 
 const T0 = Date.UTC(2026, 10, 1, 12);
 const SCOPE = 'workflow/trigger';
-
-/** n8n's database row: what each request loads and saves, whole. */
-class Database {
-	saved: IDataObject = {};
-	load(): IDataObject {
-		return structuredClone(this.saved);
-	}
-	save(copy: IDataObject): void {
-		this.saved = structuredClone(copy);
-	}
-}
 
 function registration(id: string, customer = '+15550001111', extra: Partial<WaitRegistration> = {}): WaitRegistration {
 	return { id, customer, sender: '', resumeUrl: `http://n8n/webhook-waiting/${id}/node?wait=${id}`, until: 0, askedAt: T0, ...extra };
@@ -31,7 +21,7 @@ function registration(id: string, customer = '+15550001111', extra: Partial<Wait
 beforeEach(() => forgetRegistrations());
 
 test('a registration is saved with the request that registers it', () => {
-	const db = new Database();
+	const db = new StaticDataRow();
 	const copy = db.load();
 	const waits = new Waits(SCOPE, copy, T0);
 	waits.register(registration('wait-0001'));
@@ -41,7 +31,7 @@ test('a registration is saved with the request that registers it', () => {
 });
 
 test('a request that loaded before the registration and saves after it puts it back (rule 1), in the process that got it', () => {
-	const db = new Database();
+	const db = new StaticDataRow();
 	const stale = db.load(); // another request of the trigger, loaded earlier
 	const copy = db.load();
 	const waits = new Waits(SCOPE, copy, T0);
@@ -55,7 +45,7 @@ test('a request that loaded before the registration and saves after it puts it b
 });
 
 test('without rule 1 (another process, or after PROTECT_MS) such a save drops it: what the asking node’s check catches', () => {
-	const db = new Database();
+	const db = new StaticDataRow();
 	const stale = db.load();
 	const copy = db.load();
 	const waits = new Waits(SCOPE, copy, T0);
@@ -69,7 +59,7 @@ test('without rule 1 (another process, or after PROTECT_MS) such a save drops it
 });
 
 test('a process stops putting a registration back after PROTECT_MS', () => {
-	const db = new Database();
+	const db = new StaticDataRow();
 	const copy = db.load();
 	new Waits(SCOPE, copy, T0).register(registration('wait-0001'));
 	const empty = db.load();
@@ -78,7 +68,7 @@ test('a process stops putting a registration back after PROTECT_MS', () => {
 });
 
 test('a wait marked done stays done: rule 1 of the process that registered it does not bring it back', () => {
-	const db = new Database();
+	const db = new StaticDataRow();
 	const first = db.load();
 	const waits = new Waits(SCOPE, first, T0);
 	waits.register(registration('wait-0001'));
