@@ -141,6 +141,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 			extraCredentials[other.name] = { id: n8nId(other.name), name: other.name };
 			extraEntries.push({ id: extraCredentials[other.name].id, name: other.name, type: other.type, data: other.data });
 		}
+		// n8nId keeps 16 characters of a name: two names alike at the start would import as one credential.
+		const ids = [credential.id, ...extraEntries.map((e) => e.id)];
+		const repeated = ids.find((id, i) => ids.indexOf(id) !== i);
+		if (repeated) throw new Error(`two credentials would share the id ${repeated}: give them names that differ in their first 16 letters or digits`);
 		await n8n.importCredentials([credentialEntry(credentialName, credentialData, credential.id), ...extraEntries]);
 		lap('import credential');
 		const workflows = options.workflows({ sandbox, credential, n8n, extraCredentials });

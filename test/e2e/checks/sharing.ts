@@ -30,7 +30,7 @@ type Receiver = keyof typeof RECEIVERS;
 const hookOf = (receiver: Receiver) => webhookIdFor(`e2e-sharing-${receiver}`);
 
 /** A second service account on the same n8n: its own Webhook Secret (the credential the suite makes with it). */
-export const SECOND_ACCOUNT = { credential: 'Business Messaging (second account)', webhookSecret: 'second-account-webhook-secret-0001' };
+export const SECOND_ACCOUNT = { credential: 'Second account (Business Messaging)', webhookSecret: 'second-account-webhook-secret-0001' };
 const SECOND = { sharing: 'E2E: sharing, second account (Share As: Account 2)', orders: 'E2E: sharing, second account’s orders', ask: 'Second' };
 const SECOND_HOOK = webhookIdFor('e2e-sharing-second');
 
