@@ -212,8 +212,10 @@ export function supportBotChecks(stack: Stack, model: ScriptedModel, webhookId: 
 				assert(orders, 'no orders workflow');
 				await n8n.deactivate(sharingWorkflowId);
 				try {
-					await n8n.activate(orders.id);
+					// The sharing trigger first, so the orders trigger registers at its activation (activated the other way
+					// round, it registers on its next try, up to a minute later: the sharing checks cover that order).
 					await n8n.activate(wf.id);
+					await n8n.activate(orders.id);
 					await supportBotAnswers(wf);
 					const ordersBefore = (await n8n.executions(orders.id)).length;
 					const created = await sandbox.deliver({ event: 'order.created', url: `${n8n.baseUrl}${triggerProductionPath(webhookId)}`, data: { order_id: NEW_ORDER, conversation_id: 41, status: 'pending', total: 20, currency: 'EUR', created_at: new Date().toISOString() } });
