@@ -279,8 +279,17 @@ export class N8n {
 		await this.cli(['import:credentials', `--input=${file}`]);
 	}
 
-	/** `n8n import:workflow` with every workflow in one file (one CLI start). */
-	async importWorkflows(workflows: unknown[]) {
+	/**
+	 * `n8n import:workflow` with every workflow in one file (one CLI start). n8nId and webhookIdFor keep 16
+	 * characters of their seed: two seeds alike at the start would give one id, and n8n would keep one of the
+	 * workflows, or refuse to activate the second trigger on the same path; refused here, naming the id.
+	 */
+	async importWorkflows(workflows: Array<{ id?: string; nodes?: Array<{ webhookId?: string }> }>) {
+		const seen = new Set<string>();
+		for (const id of workflows.flatMap((w) => [`workflow ${w.id}`, ...(w.nodes ?? []).filter((n) => n.webhookId).map((n) => `webhook ${n.webhookId}`)])) {
+			if (seen.has(id)) throw new Error(`two workflows share the ${id}: give their seeds different first 16 characters`);
+			seen.add(id);
+		}
 		const file = this.writeInput(`workflows-${Date.now()}.json`, workflows);
 		await this.cli(['import:workflow', `--input=${file}`]);
 	}

@@ -32,7 +32,7 @@ const hookOf = (receiver: Receiver) => webhookIdFor(`e2e-sharing-${receiver}`);
 /** A second service account on the same n8n: its own Webhook Secret (the credential the suite makes with it). */
 export const SECOND_ACCOUNT = { credential: 'Second account (Business Messaging)', webhookSecret: 'second-account-webhook-secret-0001' };
 const SECOND = { sharing: 'E2E: sharing, second account (Share As: Account 2)', orders: 'E2E: sharing, second account’s orders', ask: 'Second' };
-const SECOND_HOOK = webhookIdFor('e2e-sharing-second');
+const SECOND_HOOK = webhookIdFor('e2e-2nd-sharing');
 
 /** Inactive until the checks activate them. `second`: the second account's credential. */
 export function sharingWorkflows(credential: CredentialRef, second: CredentialRef): Workflow[] {
@@ -44,7 +44,7 @@ export function sharingWorkflows(credential: CredentialRef, second: CredentialRe
 			return chain(`e2eShare${receiver}`, name, [trigger({ receiveFrom: 'sharingTrigger', events, options: { ignoreStatuses } }, hookOf(receiver))]);
 		}),
 		chain('e2eShareSecondHub', SECOND.sharing, [trigger({ events: ['*'], resumeWaitingRuns: true, shareAs: 2 }, SECOND_HOOK, second)]),
-		chain('e2eShareSecondOrders', SECOND.orders, [trigger({ receiveFrom: 'sharingTrigger', events: ['order.created'] }, webhookIdFor('e2e-sharing-second-orders'), second)]),
+		chain('e2eShareSecondOrders', SECOND.orders, [trigger({ receiveFrom: 'sharingTrigger', events: ['order.created'] }, webhookIdFor('e2e-2nd-orders'), second)]),
 		askWorkflow(second, SECOND.ask, {}),
 	];
 }
