@@ -284,10 +284,10 @@ export class N8n {
 	 * characters of their seed: two seeds alike at the start would give one id, and n8n would keep one of the
 	 * workflows, or refuse to activate the second trigger on the same path; refused here, naming the id.
 	 */
-	async importWorkflows(workflows: Array<{ id?: string; nodes?: Array<{ webhookId?: string; parameters?: { path?: unknown } }> }>) {
+	async importWorkflows(workflows: Array<{ id?: string; nodes?: Array<{ type?: string; webhookId?: string; parameters?: { path?: unknown } }> }>) {
 		const seen = new Set<string>();
-		// A node with a `path` parameter (n8n's Webhook node) is reached by that path; the others by their webhook id.
-		const byId = (n: { webhookId?: string; parameters?: { path?: unknown } }) => n.webhookId && !n.parameters?.path;
+		// A trigger reached by its webhook id (n8n's Webhook node is reached by its `path`; a Wait node by its run).
+		const byId = (n: { type?: string; webhookId?: string; parameters?: { path?: unknown } }) => n.webhookId && /trigger/i.test(n.type ?? '') && !n.parameters?.path;
 		for (const id of workflows.flatMap((w) => [`workflow ${w.id}`, ...(w.nodes ?? []).filter(byId).map((n) => `webhook ${n.webhookId}`)])) {
 			if (seen.has(id)) throw new Error(`two workflows share the ${id}: give their seeds different first 16 characters`);
 			seen.add(id);
