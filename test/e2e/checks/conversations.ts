@@ -432,12 +432,16 @@ async function forgeries(stack: Stack, workflow: Workflow): Promise<void> {
 }
 
 /** The waits the trigger keeps in its static data, as n8n saved it. */
+/** The waits every sharing trigger keeps (each service account's sharing trigger keeps its own). */
 async function triggerWaits(stack: Stack): Promise<Array<{ customer: string; resumeUrl: string; askedAt: number }>> {
-	const workflow = stack.workflows.find((w) => w.name.startsWith('E2E: conversations trigger'))!;
-	const res = await stack.n8n.api<{ staticData?: Record<string, { replyWaits?: Record<string, unknown[]> }> }>('GET', `/workflows/${workflow.id}`);
-	return Object.values(res.body.staticData ?? {})
-		.flatMap((s) => Object.values(s.replyWaits ?? {}))
-		.map((w) => ({ customer: String(w[0]), resumeUrl: String(w[2]), askedAt: Number(w[4]) }));
+	const sharing = stack.workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE && n.parameters.resumeWaitingRuns === true));
+	const waits = await Promise.all(
+		sharing.map(async (workflow) => {
+			const res = await stack.n8n.api<{ staticData?: Record<string, { replyWaits?: Record<string, unknown[]> }> }>('GET', `/workflows/${workflow.id}`);
+			return Object.values(res.body.staticData ?? {}).flatMap((s) => Object.values(s.replyWaits ?? {}));
+		}),
+	);
+	return waits.flat().map((w) => ({ customer: String(w[0]), resumeUrl: String(w[2]), askedAt: Number(w[4]) }));
 }
 
 /** The waiting run's resume address, as the trigger keeps it (an attacker may learn it: it is in n8n's data). */
