@@ -279,7 +279,11 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 			const workflow = workflows[0];
 			try {
 				await registered(`${r.target.baseUrl}${receiver.path}`);
-				if (receiver.receivingThrough) await everyWorkflowReceives(r.target, r.stack.n8n, r.stack.sandbox.credentials.webhookSecret, workflows, `${deploymentKey(r.d)}-${kill}`.toLowerCase());
+				if (receiver.receivingThrough) {
+					const t0 = Date.now();
+					await everyWorkflowReceives(r.target, r.stack.n8n, r.stack.sandbox.credentials.webhookSecret, workflows, `${deploymentKey(r.d)}-${kill}`.toLowerCase());
+					r.log(`${kill}, ${receiver.title}: every workflow received a probe through the sharing trigger in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+				}
 				const round = {
 					target: r.target,
 					command: r.command,
