@@ -176,8 +176,8 @@ async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeout
 		}
 		if (disrupted && !is2xx(answers[n])) await afterDisruption?.(n);
 	});
+	if (!disrupted) throw new Error(`only ${acknowledged} of ${count} events were answered 2xx in ${((Date.now() - t0) / 1000).toFixed(1)} s; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
 	r.log(`burst phases: ${killAfter} answered 2xx (about ${sentBefore} sent) in ${((disruptedAt - t0) / 1000).toFixed(1)} s; the rest of the burst ${((Date.now() - disruptedAt) / 1000).toFixed(1)} s`);
-	if (!disrupted) throw new Error(`only ${acknowledged} of ${count} events were answered 2xx; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
 	return answers;
 }
 
