@@ -14,9 +14,8 @@ import { triggerNode } from '../queue/workflows';
 const HOOK = webhookIdFor('fault-sharing');
 
 /**
- * The sharing bursts are half the others (each event runs three times): the kill still comes with events
- * in flight, where a 2xx given before every workflow holds its run is lost (the mutation in the report of
- * issue 49's fault cases fails every deployment at this size).
+ * The sharing bursts are half the others: each event runs three times and is handed over twice, and the
+ * kill comes after the 100th 2xx with 8 events in flight, as after the 200th.
  */
 export const SHARING_EVENTS = 200;
 export const SHARING_KILL_AFTER = 100;
