@@ -2,8 +2,9 @@
  * One burst-and-kill round as an operator would see it: distinct signed events sent 8 at a time to one n8n
  * process, the process killed right after the Nth 2xx answer, restarted on the same user folder and
  * database, every event not answered 2xx re-sent as the service retries, then every event sent looked up
- * in the saved executions by its message id. A stall instead stops the process (SIGSTOP) for longer than the
- * service waits for an answer and lets it go on (SIGCONT), with no restart.
+ * in the saved executions of each workflow that must run it (one, or a sharing trigger's and those receiving
+ * through it) by its message id. A stall instead stops the process (SIGSTOP) for longer than the service
+ * waits for an answer and lets it go on (SIGCONT), with no restart.
  */
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
@@ -39,11 +40,11 @@ export interface Figures {
 	resent: number;
 	/** Re-sent events never answered 2xx within the retry time. */
 	resentUnanswered: number;
-	/** Events answered 2xx (in the burst or re-sent) that have no execution at all. */
+	/** Events answered 2xx (in the burst or re-sent) that have no execution at all (counted per workflow). */
 	lost: number;
-	/** Events answered 2xx whose executions exist but none succeeded (crashed, error…). */
+	/** Events answered 2xx whose executions exist but none succeeded (crashed, error…) (counted per workflow). */
 	unfinished: number;
-	/** Executions beyond the first per event. */
+	/** Executions beyond the first per event and workflow. */
 	extraRuns: number;
 	/** Extra executions beyond the margin: more than one for an event not cut off, more than two for one cut off. */
 	extraRunsBeyondMargin: number;
@@ -55,9 +56,11 @@ export interface Figures {
 	exitSeconds: number;
 	/** The process did not exit within SHUTDOWN_WAIT_MS of SIGTERM and was SIGKILLed. */
 	hung: boolean;
-	/** Ids of some lost events, and of some events run more than the margin allows (for the report). */
+	/** Ids of some lost events, and of some events run more than the margin allows (for the report; with the workflow when several). */
 	lostIds: string[];
 	extraIds: string[];
+	/** Per workflow (when several): its name, lost events and extra runs. */
+	byWorkflow: Array<{ name: string; lost: number; extraRuns: number }>;
 }
 
 export interface Round {
@@ -66,9 +69,13 @@ export interface Round {
 	command: N8nCommand;
 	/** The process whose public API lists the executions (the same, or queue mode's main process). */
 	reader: N8n;
-	workflowId: string;
+	/** The workflows each event must run in exactly once: the receiver's, then those receiving through it. */
+	workflows: Array<{ id: string; name: string }>;
 	/** The receiver's production URL path (`/webhook/…`). */
 	path: string;
+	/** Events in the burst, and the 2xx answer the disruption follows (EVENTS and KILL_AFTER unless given). */
+	events?: number;
+	killAfter?: number;
 	secret: string;
 	kill: Disruption;
 	/** Unique per round: part of every event's message id. */
@@ -111,11 +118,12 @@ function lapTimer(): () => string {
 	};
 }
 
-/** One round's events: distinct ids, each with its body, registered with the suite's ledger. */
+/** One round's events: distinct ids, each with its body, registered with the suite's ledger; each workflow's last execution before them. */
 async function roundEvents(r: Round) {
-	const ids = Array.from({ length: EVENTS }, (_, n) => `fault-${r.tag}-${n}`);
+	const ids = Array.from({ length: r.events ?? EVENTS }, (_, n) => `fault-${r.tag}-${n}`);
 	sent(ids);
-	return { ids, bodies: ids.map((id) => messageEvent(id)), before: await latestExecutionId(r.reader, r.workflowId), lap: lapTimer() };
+	const before = await Promise.all(r.workflows.map(async (w) => await latestExecutionId(r.reader, w.id)));
+	return { ids, bodies: ids.map((id) => messageEvent(id)), before, lap: lapTimer() };
 }
 type RoundEvents = Awaited<ReturnType<typeof roundEvents>>;
 
@@ -150,15 +158,17 @@ type ServiceRetries = ReturnType<typeof serviceRetries>;
  */
 async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeoutMs?: number, afterDisruption?: (n: number) => Promise<void>): Promise<Answer[]> {
 	const url = `${r.target.baseUrl}${r.path}`;
-	const answers: Answer[] = new Array(EVENTS);
+	const count = events.ids.length;
+	const killAfter = r.killAfter ?? KILL_AFTER;
+	const answers: Answer[] = new Array(count);
 	let acknowledged = 0;
 	let disrupted = false;
 	const t0 = Date.now();
 	let disruptedAt = 0;
 	let sentBefore = 0;
-	await pool(EVENTS, CONCURRENCY, async (n) => {
+	await pool(count, CONCURRENCY, async (n) => {
 		answers[n] = await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs);
-		if (is2xx(answers[n]) && ++acknowledged === KILL_AFTER && !disrupted) {
+		if (is2xx(answers[n]) && ++acknowledged === killAfter && !disrupted) {
 			disrupted = true;
 			disruptedAt = Date.now();
 			sentBefore = n + 1;
@@ -166,8 +176,8 @@ async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeout
 		}
 		if (disrupted && !is2xx(answers[n])) await afterDisruption?.(n);
 	});
-	r.log(`burst phases: ${KILL_AFTER} answered 2xx (about ${sentBefore} sent) in ${((disruptedAt - t0) / 1000).toFixed(1)} s; the rest of the burst ${((Date.now() - disruptedAt) / 1000).toFixed(1)} s`);
-	if (!disrupted) throw new Error(`only ${acknowledged} of ${EVENTS} events were answered 2xx; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
+	if (!disrupted) throw new Error(`only ${acknowledged} of ${count} events were answered 2xx in ${((Date.now() - t0) / 1000).toFixed(1)} s; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
+	r.log(`burst phases: ${killAfter} answered 2xx (about ${sentBefore} sent) in ${((disruptedAt - t0) / 1000).toFixed(1)} s; the rest of the burst ${((Date.now() - disruptedAt) / 1000).toFixed(1)} s`);
 	return answers;
 }
 
@@ -189,7 +199,7 @@ export async function burstAndKill(r: Round & { kill: Kill }): Promise<Figures> 
 		await exited;
 	}
 	const exitSeconds = (exitedAt - killedAt) / 1000;
-	r.log(`${answers.filter(is2xx).length} of ${EVENTS} answered 2xx; ${r.kill} after the ${KILL_AFTER}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${events.lap()})`);
+	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; ${r.kill} after the ${r.killAfter ?? KILL_AFTER}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${events.lap()})`);
 	await r.target.start({ command: r.command });
 	r.log(`restarted in ${events.lap()}`);
 	const service = serviceRetries(r, events);
@@ -217,11 +227,14 @@ export async function burstAndStall(r: Round): Promise<Figures> {
 		DEFAULT_DELIVERY_TIMEOUT_MS,
 		service.retry,
 	).finally(async () => await continued);
-	r.log(`${answers.filter(is2xx).length} of ${EVENTS} answered 2xx; SIGSTOP after the ${KILL_AFTER}th; SIGCONT ${STALL_MS / 1000} s later; ${service.resent.size} re-sent at once meanwhile (burst ${events.lap()})`);
+	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; SIGSTOP after the ${r.killAfter ?? KILL_AFTER}th; SIGCONT ${STALL_MS / 1000} s later; ${service.resent.size} re-sent at once meanwhile (burst ${events.lap()})`);
 	return { ...(await resendAndLookUp(r, events, answers, service)), exitSeconds: 0, hung: false };
 }
 
-/** Re-sends every event neither answered 2xx nor retried yet, then looks every event up in the executions. */
+/**
+ * Re-sends every event neither answered 2xx nor retried yet, then looks every event up in each workflow's
+ * executions (their settling side by side).
+ */
 async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[], service: ServiceRetries): Promise<Omit<Figures, 'exitSeconds' | 'hung'>> {
 	const { ids, lap } = events;
 	const acked = answers.map(is2xx);
@@ -230,43 +243,43 @@ async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[],
 	await pool(resend.length, CONCURRENCY, async (i) => await service.retry(resend[i]));
 	r.log(`${resend.length} re-sent in ${lap()}`);
 
-	const { runsOf, unattributed } = await lookUp(r.reader, r.workflowId, events.before, ids, r.log);
+	const lookups = await Promise.all(r.workflows.map(async (w, i) => await lookUp(r.reader, w.id, events.before[i], ids, r.log)));
 	r.log(`executions settled and looked up in ${lap()}`);
-	let lost = 0;
-	let unfinished = 0;
-	let extraRuns = 0;
-	let extraRunsBeyondMargin = 0;
-	const lostIds: string[] = [];
-	const extraIds: string[] = [];
-	ids.forEach((id, n) => {
-		const runs = runsOf.get(id) ?? [];
-		const extra = Math.max(0, runs.length - 1);
-		extraRuns += extra;
-		// The margin, from this burst: one extra run for an event cut off in flight (n8n may have run it
-		// before it died, and the retry ran it after the restart); none for any other event.
-		const beyond = extra - (cutOff[n] ? 1 : 0);
-		if (beyond > 0) {
-			extraRunsBeyondMargin += beyond;
-			extraIds.push(id);
-		}
-		if (!acked[n] && !service.answered.has(n)) return;
-		if (runs.length === 0) {
-			lost++;
-			lostIds.push(id);
-		} else if (!runs.includes('success')) unfinished++;
+	const several = r.workflows.length > 1;
+	const figures = { lost: 0, unfinished: 0, extraRuns: 0, extraRunsBeyondMargin: 0, unattributed: 0, lostIds: [] as string[], extraIds: [] as string[] };
+	const byWorkflow = r.workflows.map((w, i) => {
+		const { runsOf, unattributed } = lookups[i];
+		const named = (id: string) => (several ? `${id} in "${w.name}"` : id);
+		const mine = { name: w.name, lost: 0, extraRuns: 0 };
+		figures.unattributed += unattributed;
+		ids.forEach((id, n) => {
+			const runs = runsOf.get(id) ?? [];
+			const extra = Math.max(0, runs.length - 1);
+			mine.extraRuns += extra;
+			// The margin, from this burst: one extra run for an event cut off in flight (n8n may have run it
+			// before it died, and the retry ran it after the restart); none for any other event.
+			const beyond = extra - (cutOff[n] ? 1 : 0);
+			if (beyond > 0) {
+				figures.extraRunsBeyondMargin += beyond;
+				figures.extraIds.push(named(id));
+			}
+			if (!acked[n] && !service.answered.has(n)) return;
+			if (runs.length === 0) {
+				mine.lost++;
+				figures.lostIds.push(named(id));
+			} else if (!runs.includes('success')) figures.unfinished++;
+		});
+		figures.lost += mine.lost;
+		figures.extraRuns += mine.extraRuns;
+		return mine;
 	});
 	return {
+		...figures,
 		acknowledged: acked.filter(Boolean).length,
 		cutOff: cutOff.filter(Boolean).length,
 		resent: service.resent.size,
 		resentUnanswered: service.resent.size - service.answered.size,
-		lost,
-		unfinished,
-		extraRuns,
-		extraRunsBeyondMargin,
-		unattributed,
-		lookedUp: runsOf.size,
-		lostIds,
-		extraIds,
+		lookedUp: lookups[0].runsOf.size,
+		byWorkflow: several ? byWorkflow : [],
 	};
 }

@@ -12,6 +12,8 @@
  *   settings: the process stopped (SIGSTOP) after the 200th 2xx for longer than the service waits for an
  *   answer, then continued (SIGCONT), no restart, a sender that gave up re-sending at once (the retry waits in
  *   n8n's connection queue behind the first copy); every event must then run exactly once;
+ * - sharing (docs/sharing.md): the same kills (SIGKILL, SIGTERM) with a burst of 200 events, kill after the 100th 2xx, sent to a sharing trigger's URL
+ *   with two workflows receiving through it: every event answered 2xx must run in each of the three;
  * - network: the first sender hangs up (0 ms, mid-body, after the body), resets, or sends slowly; the
  *   retry must be answered 2xx within seconds and the event run once;
  * - restart (regular mode): what a restart keeps of the duplicate store after each kind of request.
@@ -38,13 +40,19 @@ import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
+import { everyWorkflowReceives, SHARING_EVENTS, SHARING_KILL_AFTER, SHARING_PATH, sharingWorkflows } from './sharing';
 
 const OWNER = { email: 'owner@faults.example.com', password: 'Faults-owner-Passw0rd!', firstName: 'Fault', lastName: 'Owner' };
 const HOOK_PATH = 'fault-webhook-node';
 const KILLS: Disruption[] = ['SIGKILL', 'SIGTERM', 'SIGSTOP'];
 /** The restart cases' kill: the harshest; a hand-over answered 200 must already be saved. */
 const RESTART_KILL: Kill = 'SIGKILL';
-const TITLES = { hook: "n8n's Webhook node (reference)", default: 'trigger, default settings', duplicates: 'trigger, Allow Duplicate Deliveries' };
+const TITLES = {
+	hook: "n8n's Webhook node (reference)",
+	default: 'trigger, default settings',
+	duplicates: 'trigger, Allow Duplicate Deliveries',
+	sharing: 'sharing trigger + 2 workflows receiving through it',
+};
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
 const burstName = (d: Deployment, kill: Disruption, title: string) => `${prefix(d)} ${kill}, ${title}`;
@@ -62,11 +70,17 @@ function caseNames(d: Deployment): string[] {
 }
 
 /**
- * The receivers each kill is tried on: all three under SIGKILL (the Webhook node shows the loss n8n itself
- * has on a version, Allow Duplicate Deliveries takes the same answer path without the store); under SIGTERM
- * and the stall the trigger at default settings, what users run. Keeps the suite within CI's time on four deployments.
+ * The receivers each kill is tried on: all under SIGKILL (the Webhook node shows the loss n8n itself has on
+ * a version, Allow Duplicate Deliveries takes the same answer path without the store); under SIGTERM the
+ * trigger at default settings, what users run, and the sharing trigger; the stall for the trigger (the sharing
+ * trigger's stall answered no event 2xx on a loaded 2-core machine: each event's three runs and two hand-overs
+ * took longer than the service waits, so it is not run). Keeps the suite within CI's time on four deployments.
  */
-const titlesFor = (kill: Disruption): string[] => (kill === 'SIGKILL' ? Object.values(TITLES) : [TITLES.default]);
+function titlesFor(kill: Disruption): string[] {
+	if (kill === 'SIGKILL') return Object.values(TITLES);
+	if (kill === 'SIGTERM') return [TITLES.default, TITLES.sharing];
+	return [TITLES.default];
+}
 
 const selected = (name: string) => !ONLY || ONLY.test(name);
 /** Whether the case `name` is one of `d`'s and chosen. */
@@ -78,12 +92,18 @@ interface Receiver {
 	path: string;
 	/** The Webhook node: reported, never failed. */
 	reference?: boolean;
+	/** The workflows receiving through this (sharing) trigger: every event runs in each of them too. */
+	receivingThrough?: Workflow[];
+	/** Its bursts' size, when not the suite's (burst.ts). */
+	events?: number;
+	killAfter?: number;
 }
 
 /** The Webhook node first: its figures are shown next to the triggers' in the same deployment. */
 function receivers(credential: CredentialRef): Receiver[] {
 	const hookDefault = webhookIdFor('fault-default');
 	const hookDuplicates = webhookIdFor('fault-duplicates');
+	const [sharing, ...receiving] = sharingWorkflows(credential);
 	return [
 		{
 			title: TITLES.hook,
@@ -103,6 +123,7 @@ function receivers(credential: CredentialRef): Receiver[] {
 			]),
 			path: triggerProductionPath(hookDuplicates),
 		},
+		{ title: TITLES.sharing, workflow: sharing, path: SHARING_PATH, receivingThrough: receiving, events: SHARING_EVENTS, killAfter: SHARING_KILL_AFTER },
 	];
 }
 
@@ -115,6 +136,7 @@ function describe(f: Figures, kill: Disruption): string {
 		`${f.extraRuns} extra runs (${f.extraRunsBeyondMargin} beyond the margin)`,
 		`${f.lookedUp} looked up`,
 	];
+	if (f.byWorkflow.length > 0) parts.push(`per workflow (lost/extra runs): ${f.byWorkflow.map((w) => `${w.lost}/${w.extraRuns}`).join(', ')}`);
 	if (f.resentUnanswered) parts.push(`${f.resentUnanswered} re-sent never answered 2xx`);
 	if (f.unattributed) parts.push(`${f.unattributed} executions without an event`);
 	return parts.join(', ');
@@ -252,14 +274,22 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 		for (const receiver of r.list) {
 			const name = burstName(r.d, kill, receiver.title);
 			if (!chosenIn(r.d, name)) continue;
-			const workflow = r.stack.workflows.find((w) => w.name === receiver.workflow.name)!;
+			const workflows = [receiver.workflow, ...(receiver.receivingThrough ?? [])].map((x) => r.stack.workflows.find((w) => w.name === x.name)!);
+			const workflow = workflows[0];
 			try {
 				await registered(`${r.target.baseUrl}${receiver.path}`);
+				if (receiver.receivingThrough) {
+					const t0 = Date.now();
+					await everyWorkflowReceives(r.target, r.stack.n8n, r.stack.sandbox.credentials.webhookSecret, workflows, `${deploymentKey(r.d)}-${kill}`.toLowerCase());
+					r.log(`${kill}, ${receiver.title}: every workflow received a probe through the sharing trigger in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+				}
 				const round = {
 					target: r.target,
 					command: r.command,
 					reader: r.stack.n8n,
-					workflowId: workflow.id,
+					workflows,
+					events: receiver.events,
+					killAfter: receiver.killAfter,
 					path: receiver.path,
 					secret: r.stack.sandbox.credentials.webhookSecret,
 					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
@@ -274,7 +304,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					line += r.target.features.onReceivedAnswersAfterRun ? ' (this n8n answers "Immediately" once the run exists)' : ' (this n8n answers "Immediately" before the run exists)';
 				}
 				else {
-					if (f.lost > 0) problems.push(`${f.lost} events answered 2xx have no run, e.g. ${f.lostIds.slice(0, 3).join(', ')}`);
+					if (f.lost > 0) problems.push(`${f.lost} events answered 2xx have no run${workflows.length > 1 ? ' in a workflow' : ''}, e.g. ${f.lostIds.slice(0, 3).join(', ')}`);
 					if (f.resentUnanswered > 0) problems.push(`${f.resentUnanswered} re-sent events were never answered 2xx`);
 					if (f.extraRunsBeyondMargin > 0) problems.push(`${f.extraRunsBeyondMargin} extra runs beyond this burst's margin (one per event cut off in flight), e.g. ${f.extraIds.slice(0, 3).join(', ')}`);
 					// Nothing died in a stall: the duplicate store saw every copy, so no event may run twice.
@@ -324,7 +354,7 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 		log,
 		workflows: ({ credential }: { credential: CredentialRef }) => {
 			list = receivers(credential).filter((r) => !d.killsOnly || r.title === TITLES.default);
-			return [...list.map((r) => r.workflow), ...(d.mode === 'regular' && !d.killsOnly ? RESTART_SEQUENCES.map((s) => restartWorkflow(s, credential)) : [])];
+			return [...list.flatMap((r) => [r.workflow, ...(r.receivingThrough ?? [])]), ...(d.mode === 'regular' && !d.killsOnly ? RESTART_SEQUENCES.map((s) => restartWorkflow(s, credential)) : [])];
 		},
 		// Active again after every restart.
 		activate: (workflows: Workflow[]) => workflows.map((w) => w.id),
@@ -398,7 +428,7 @@ async function main(): Promise<number> {
 	const { dir } = logs;
 	const all = DEPLOYMENTS.flatMap(caseNames);
 	const chosen = all.filter(selected);
-	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
+	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer (sharing: ${SHARING_EVENTS}, after the ${SHARING_KILL_AFTER}th)`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
 	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));
