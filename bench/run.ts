@@ -7,7 +7,7 @@
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
  * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_QUEUE_SETTING (vm, lazy or legacy; vm when unset), BENCH_RECV_SETTINGS, BENCH_CONV_SETTINGS and BENCH_SHARING_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
- * BENCH_CONV_WAITING, BENCH_SHARING_SECONDS, BENCH_SHARING_SAMPLES; BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_CONV_WAITING, BENCH_SHARING_CONCURRENCY, BENCH_SHARING_SECONDS, BENCH_SHARING_SAMPLES; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { join } from 'node:path';

@@ -11,6 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { request } from 'undici';
 import { sharesWith } from '../nodes/BusinessMessagingTrigger/sharing/endpoint';
 import { n8nId } from '../tools/n8n/n8n';
+import { waitFor } from '../tools/n8n/proc';
 import type { EngineSetting } from '../tools/n8n/settings';
 import { chain, node, type WfNode, type Workflow, webhookIdFor } from '../tools/n8n/workflow';
 import { CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../tools/n8n/workflows';
@@ -22,8 +23,14 @@ import { cpuSeconds, settle } from './lib/procfs';
 import { fmt, median, percentileSorted, ratio, table, verdict } from './lib/stats';
 import { eventBody, signedLoadRequest } from './receiving';
 
-/** Events in flight at once under load (each one delivery in (b) and (c), three in (a)). */
-const CONCURRENCY = 16;
+/**
+ * Events in flight at once under load (BENCH_SHARING_CONCURRENCY; each one delivery in (b) and (c), three in (a)):
+ * enough to keep n8n busy, few enough that under n8n's defaults on a loaded machine n8n still answers each
+ * hand-over within the sharing trigger's 30 s. With 16 (48 webhook requests at once, about two expression isolates
+ * built for each) on a machine at load 14, n8n took longer: every hand-over timed out, the sharing trigger
+ * answered 503 as it should, and the runs came later (n8n's log, 2026-11-28).
+ */
+const CONCURRENCY = Number(process.env.BENCH_SHARING_CONCURRENCY) || 4;
 const WARM_UP_PASSES = 2;
 const EVENTS = ['message.received'];
 
@@ -77,8 +84,9 @@ function deliveries(ctx: BenchContext, way: Way, body: string): LoadRequest[] {
 
 const latestIds = async (ctx: BenchContext, way: Way) => await Promise.all(way.counted.map((key) => latestExecutionId(ctx.stack.n8n, idOf(key))));
 
-const runsAfter = async (ctx: BenchContext, way: Way, before: number[], atLeast = 0) =>
-	await Promise.all(way.counted.map((key, i) => finishedExecutionsAfter(ctx.stack.n8n, idOf(key), before[i], { atLeast, timeoutMs: 180_000 })));
+/** The runs of each counted workflow since `before`, once each has `atLeast` and all finished ((c)'s come after the answer). */
+const runsAfter = async (ctx: BenchContext, way: Way, before: number[], atLeast: number) =>
+	await Promise.all(way.counted.map((key, i) => finishedExecutionsAfter(ctx.stack.n8n, idOf(key), before[i], { atLeast, timeoutMs: 300_000 })));
 
 interface LoadRound {
 	runsPerSecond: number;
@@ -107,7 +115,7 @@ async function underLoad(ctx: BenchContext, way: Way, seconds: number, run: stri
 	});
 	await settle(ctx.n8nPids(), { maxMs: 120_000 });
 	const [cpuUsed, isolates, requests] = [cpu() - cpu0, isolatesCreated(ctx.isolateDir) - isolates0, requestsServed(sharingRequestDir(ctx)) - requests0];
-	const lists = await runsAfter(ctx, way, before);
+	const lists = await runsAfter(ctx, way, before, r.ok);
 	const runs = lists.reduce((sum, list) => sum + list.length, 0);
 	const busySeconds = (Math.max(...lists.flat().map((e) => Date.parse(e.stoppedAt ?? ''))) - start) / 1000;
 	if (r.ok === 0 || runs < 3 * r.ok) throw new Error(`${way.label}: ${runs} runs for ${r.ok} events answered 200 (${JSON.stringify(r.statuses)})`);
@@ -123,13 +131,13 @@ async function underLoad(ctx: BenchContext, way: Way, seconds: number, run: stri
 }
 
 /**
- * `samples` events one at a time, each once n8n is quiet: ms from the service's POST to the third run's
- * createdAt, and to the service's last answer. Each run belongs to the event sent last before it was created.
+ * `samples` events one at a time, each once n8n is quiet and the previous event's three runs exist: ms from the
+ * service's POST to the third run's createdAt, and to the service's last answer.
  */
 async function oneAtATime(ctx: BenchContext, way: Way, samples: number, run: string): Promise<{ thirdRunMs: number[]; spreadMs: number[]; answeredMs: number[] }> {
 	const { n8n } = ctx.stack;
-	const before = await latestIds(ctx, way);
-	const sentAt: number[] = [];
+	let last = await latestIds(ctx, way);
+	const events: Array<{ t0: number; runIds: number[] }> = [];
 	const answeredMs: number[] = [];
 	for (let n = 0; n < samples; n++) {
 		await settle(ctx.n8nPids(), { maxMs: 10_000 });
@@ -142,22 +150,22 @@ async function oneAtATime(ctx: BenchContext, way: Way, samples: number, run: str
 			}),
 		);
 		answeredMs.push(Date.now() - t0);
-		sentAt.push(t0);
 		const bad = answers.find((a) => !isOk(a.status, a.body));
 		if (bad) throw new Error(`${way.label}: event ${n} answered ${bad.status} ${bad.body.slice(0, 200)}`);
+		const before = last;
+		last = await waitFor(`the three runs of event ${n} (${way.label})`, async () => {
+			const now = await latestIds(ctx, way);
+			return now.every((id, i) => id > before[i]) ? now : undefined;
+		}, 60_000, 50);
+		events.push({ t0, runIds: last });
 	}
-	await settle(ctx.n8nPids(), { maxMs: 30_000 });
-	const created = await Promise.all(
-		(await runsAfter(ctx, way, before, samples)).map(async (list) =>
-			await Promise.all(list.map(async (e) => Date.parse((await n8n.api<{ createdAt: string }>('GET', `/executions/${e.id}`)).body.createdAt))),
-		),
+	const createdAt = async (id: number) => Date.parse((await n8n.api<{ createdAt: string }>('GET', `/executions/${id}`)).body.createdAt);
+	const runs = await Promise.all(
+		events.map(async ({ t0, runIds }) => {
+			const created = await Promise.all(runIds.map(createdAt));
+			return { t0, first: Math.min(...created), third: Math.max(...created) };
+		}),
 	);
-	const runs = sentAt.map((t0, i) => {
-		const next = sentAt[i + 1] ?? Infinity;
-		const mine = created.map((times) => times.filter((t) => t >= t0 && t < next));
-		if (mine.some((times) => times.length !== 1)) throw new Error(`${way.label}: event ${i} has ${mine.map((t) => t.length).join('/')} runs in its three workflows`);
-		return { t0, first: Math.min(...mine.flat()), third: Math.max(...mine.flat()) };
-	});
 	const sorted = (values: number[]) => values.sort((a, b) => a - b);
 	return { thirdRunMs: sorted(runs.map((r) => r.third - r.t0)), spreadMs: sorted(runs.map((r) => r.third - r.first)), answeredMs: sorted(answeredMs) };
 }
