@@ -1,13 +1,13 @@
 /**
- * Benchmarks: npm run bench [-- sending receiving media listing signing conversations queue]   (default: all but queue;
+ * Benchmarks: npm run bench [-- sending receiving media listing signing conversations sharing queue]   (default: all but queue;
  * `queue` runs only when named: it starts its own queue-mode deployment)
  * Prints a header (command, machine, versions, commit, date), then one table per benchmark (progress goes to
  * stderr). The same output goes, unedited, to a new file in docs/results/ (BENCH_RESULTS_DIR moves it): the raw
  * output a figure in docs/ links to (CONTRIBUTING.md, "Figures").
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
- * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_QUEUE_SETTING (vm, lazy or legacy; vm when unset), BENCH_RECV_SETTINGS and BENCH_CONV_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
- * BENCH_CONV_WAITING; BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_QUEUE_SETTING (vm, lazy or legacy; vm when unset), BENCH_RECV_SETTINGS, BENCH_CONV_SETTINGS and BENCH_SHARING_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
+ * BENCH_CONV_WAITING, BENCH_SHARING_CONCURRENCY, BENCH_SHARING_SECONDS, BENCH_SHARING_SAMPLES; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { join } from 'node:path';
@@ -25,22 +25,23 @@ import { benchQueue } from './queue';
 import { benchReceivingUnder, benchVerification, HEADER_AUTH, headerAuthCredential, receivingWorkflows } from './receiving';
 import { ENGINE_SETTINGS, type EngineSetting, RECOMMENDED_SETTING } from '../tools/n8n/settings';
 import { benchReceivingProfile } from './receiving-profile';
-import { isolateCounterEnv } from './lib/isolates';
+import { isolateCounterEnv, requestCounterEnv } from './lib/isolates';
 import { restartN8n } from './lib/restart';
 import { benchCommand, headerLines, machineHeader, openResults, shownPath } from './lib/results';
 import { benchSending, sendingWorkflows } from './sending';
+import { benchSharing, sharingBenchWorkflows, sharingRequestDir } from './sharing';
 import { benchSigning } from './signing';
 
-const ALL = ['sending', 'receiving', 'media', 'listing', 'signing', 'conversations'] as const;
+const ALL = ['sending', 'receiving', 'media', 'listing', 'signing', 'conversations', 'sharing'] as const;
 /** Run only when named. */
 const ON_REQUEST = ['queue'] as const;
 type Section = (typeof ALL)[number] | (typeof ON_REQUEST)[number];
 
 const OWNER = { email: 'owner@bench.example.com', password: 'Bench-owner-Passw0rd!', firstName: 'Bench', lastName: 'Owner' };
 
-/** The engine settings named in `envName` (all when unset), each with its table id: `2a`, `2b`, … */
-function settingsChosen(envName: string, table: string) {
-	const only = process.env[envName]?.split(',');
+/** The engine settings named in `envName` (`fallback`, or all, when unset), each with its table id: `2a`, `2b`, … */
+function settingsChosen(envName: string, table: string, fallback?: string[]) {
+	const only = process.env[envName]?.split(',') ?? fallback;
 	return ENGINE_SETTINGS.map((setting, i) => ({ setting, id: `${table}${'abc'[i]}` })).filter(({ setting }) => !only || only.includes(setting.key));
 }
 
@@ -81,6 +82,8 @@ async function main(): Promise<number> {
 			const listing = sections.has('listing') ? await startListingSandboxes(dir, templateSizes) : undefined;
 			if (listing) stops.push(listing.stop);
 			let workflows: Workflow[] = [];
+			/** Activated by the sharing benchmark itself: one trigger per n8n shares. */
+			let sharingWorkflows: Workflow[] = [];
 			stack = await startStack({
 				dir,
 				owner: OWNER,
@@ -93,7 +96,8 @@ async function main(): Promise<number> {
 						...(sections.has('media') ? mediaWorkflows(credential, n8n.filesDir) : []),
 						...(sections.has('conversations') ? conversationWorkflows(credential) : []),
 					];
-					return workflows;
+					sharingWorkflows = sections.has('sharing') ? sharingBenchWorkflows(credential) : [];
+					return [...workflows, ...sharingWorkflows];
 				},
 				activate: () => [],
 			});
@@ -126,10 +130,10 @@ async function main(): Promise<number> {
 				}
 				log(`${name}: done`);
 			};
-			/** n8n restarted under an expression-engine setting, with the isolate counter. */
-			const restartUnder = async (setting: EngineSetting) => {
+			/** n8n restarted under an expression-engine setting, with the isolate counter (`more` adds to its environment). */
+			const restartUnder = async (setting: EngineSetting, more = (env: Record<string, string>) => env) => {
 				log(`restarting n8n with ${JSON.stringify(setting.env)} and the isolate counter`);
-				stack!.n8n = await restartN8n(stack!, OWNER, { ...setting.env, ...isolateCounterEnv(ctx.isolateDir) });
+				stack!.n8n = await restartN8n(stack!, OWNER, more({ ...setting.env, ...isolateCounterEnv(ctx.isolateDir) }));
 			};
 			if (sections.has('sending')) {
 				await guarded('1', '1. Sending', () =>
@@ -147,6 +151,17 @@ async function main(): Promise<number> {
 					await guarded(id, `${id}. Conversations (${setting.key})`, async () => {
 						await restartUnder(setting);
 						return await benchConversations(ctx, workflows, num('BENCH_CONV_SAMPLES', 30), num('BENCH_CONV_WAITING', 50), id, setting.title);
+					});
+				}
+			}
+			if (sections.has('sharing')) {
+				for (const { setting, id } of settingsChosen('BENCH_SHARING_SETTINGS', '8', ['vm', 'lazy'])) {
+					const goal = setting === RECOMMENDED_SETTING;
+					await guarded(id, `${id}. Sharing (${setting.key})`, async () => {
+						await restartUnder(setting, (env) => requestCounterEnv(sharingRequestDir(ctx), env));
+						// The setting with the goal gets twice the rounds, as in table 2.
+						const options = { seconds: num('BENCH_SHARING_SECONDS', 8), samples: num('BENCH_SHARING_SAMPLES', 20), rounds: goal ? rounds * 2 : rounds, setting, goal, id };
+						return await benchSharing(ctx, sharingWorkflows, workflows, options);
 					});
 				}
 			}
@@ -188,7 +203,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', '7a', '7b', '7c']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', '7a', '7b', '7c', '8a', '8b', '8c']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();

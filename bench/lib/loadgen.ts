@@ -1,7 +1,8 @@
 /**
- * A small HTTP load generator: an undici Pool with a fixed number of connections, each keeping one
- * request in flight, for a fixed duration. Every request is made by `makeRequest` (fresh signature,
- * unique body), so the server sees no two alike.
+ * A small HTTP load generator: an undici Pool, `concurrency` senders each keeping one request in flight,
+ * for a fixed duration. Every request is made by `makeRequest` (fresh signature, unique body), so the server
+ * sees no two alike. `makeRequest` may return several requests (one event delivered to several URLs): they
+ * go out at once, and count as one, answered when all are, ok when all are.
  */
 import { Pool } from 'undici';
 import { percentileSorted } from './stats';
@@ -30,12 +31,22 @@ export async function runLoad(options: {
 	durationMs: number;
 	/** Requests before the measured window starts (answers not counted). */
 	warmupMs?: number;
-	makeRequest: (n: number) => LoadRequest;
+	makeRequest: (n: number) => LoadRequest | LoadRequest[];
 	isOk?: (status: number, body: string) => boolean;
+	/** Connections of the pool (default `concurrency`): more when one event is several requests. */
+	connections?: number;
 }): Promise<LoadResult> {
 	const { origin, concurrency, durationMs, warmupMs = 0, makeRequest } = options;
 	const isOk = options.isOk ?? ((status) => status >= 200 && status < 300);
-	const pool = new Pool(origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
+	const pool = new Pool(origin, { connections: options.connections ?? concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
+	const send = async (req: LoadRequest): Promise<{ status: number; text: string }> => {
+		try {
+			const res = await pool.request({ method: 'POST', path: req.path, headers: req.headers, body: req.body });
+			return { status: res.statusCode, text: await res.body.text() };
+		} catch (error) {
+			return { status: 0, text: String(error) };
+		}
+	};
 	const latencies: number[] = [];
 	const statuses: Record<string, number> = {};
 	let sent = 0;
@@ -49,18 +60,12 @@ export async function runLoad(options: {
 	let measuredEnd = 0;
 	const worker = async () => {
 		while (performance.now() < stopAt) {
-			const req = makeRequest(n++);
+			const reqs = [makeRequest(n++)].flat();
 			const t0 = performance.now();
-			let status = 0;
-			let text = '';
-			try {
-				const res = await pool.request({ method: 'POST', path: req.path, headers: req.headers, body: req.body });
-				status = res.statusCode;
-				text = await res.body.text();
-			} catch (error) {
-				text = String(error);
-			}
+			const answers = await Promise.all(reqs.map(send));
 			const t1 = performance.now();
+			// The first answer that is not ok, if any, stands for the event.
+			const { status, text } = answers.find((a) => !isOk(a.status, a.text)) ?? answers[0];
 			if (t0 < measureFrom) continue; // warm-up
 			if (!measuredStart) measuredStart = t0;
 			measuredEnd = Math.max(measuredEnd, t1);
