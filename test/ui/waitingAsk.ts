@@ -139,8 +139,10 @@ async function openedUnchanged(page: Page, scope: Scope, name: string): Promise<
 	await canvasNode(scope, name).dblclick();
 	const ndv = byTestId(page, 'ndv');
 	await ndv.waitFor();
-	// The output panel's run information (or its stale warning) shows once the panel has the run's data.
 	await byTestId(ndv, 'output-panel').waitFor();
+	// Values (From Template) write the template's fields into the node once fetched, if they differ from the
+	// saved ones: that write is what "Node parameters have changed" reports, so look once they show.
+	if (name === EXAMPLE_ASK) await byTestId(ndv, 'mapping-fields-container').getByText('Body {{1}}', { exact: false }).filter({ visible: true }).first().waitFor();
 	await page.waitForTimeout(1_000);
 	assertEqual(await byTestId(ndv, 'node-run-info-stale').filter({ visible: true }).count(), 0, `"Node parameters have changed" in ${name} on a run nobody edited`);
 	return ndv;
