@@ -25,7 +25,7 @@ import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
 import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
 import { askRefusedInEditor, conversationUiWorkflows, OTHER_SECRET_CREDENTIAL } from './conversations';
-import { askPanel, EXAMPLE_WORKFLOW, exampleExecutionViews, WAITING_ASK_WORKFLOW, WAITING_N8N_WORKFLOW, waitingAskWorkflows, waitingOnCanvas } from './waitingAsk';
+import { askPanel, EXAMPLE_ID, exampleExecutionViews, WAITING_ASK_WORKFLOW, WAITING_N8N_WORKFLOW, waitingAskWorkflows, waitingOnCanvas } from './waitingAsk';
 import { answeredByHint, creatorEntry, placeholderLabelsWhole, spacesOnlyError, testModeNotice, triggerNoticeAndSubtitle, unreachableCredential } from './issue33';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
@@ -129,7 +129,7 @@ async function main(): Promise<number> {
 			// answer page's questions and the order-confirmation example start through their Webhook nodes.
 			activate: (workflows) => [
 				workflows[6].id,
-				...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger') || w.name.includes('send and wait') || w.name === EXAMPLE_WORKFLOW).map((w) => w.id),
+				...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger') || w.name.includes('send and wait') || w.id === EXAMPLE_ID).map((w) => w.id),
 			],
 		});
 	} catch (error) {
@@ -313,7 +313,7 @@ async function main(): Promise<number> {
 		await waitingOnCanvas(page, n8n.baseUrl, named(WAITING_ASK_WORKFLOW), named(WAITING_N8N_WORKFLOW), shot);
 	});
 	await run('the order-confirmation example started as in the demo: the execution view shows no changed parameters while it waits and after "yes"; question.from is never null', async () => {
-		await exampleExecutionViews(page, stack!, named(EXAMPLE_WORKFLOW), shot);
+		await exampleExecutionViews(page, stack!, stack!.workflows.find((w) => w.id === EXAMPLE_ID)!, shot);
 	});
 
 	const asking = named('UI: ask and wait for chat reply');

@@ -6,7 +6,7 @@
  * question.from never null).
  */
 import type { Locator, Page } from 'playwright-core';
-import { type ExecutionSummary, nodeOutput, underWay } from '../../tools/n8n/n8n';
+import { type ExecutionSummary, n8nId, nodeOutput, underWay } from '../../tools/n8n/n8n';
 import { waitFor } from '../../tools/n8n/proc';
 import type { Stack } from '../../tools/n8n/stack';
 import { chain, manualTrigger, node, webhookIdFor, type Workflow } from '../../tools/n8n/workflow';
@@ -20,11 +20,11 @@ const N8N_WAIT = 'Wait';
 const EXAMPLE_ASK = 'Ask the Customer';
 export const WAITING_ASK_WORKFLOW = 'UI: a waiting Ask and Wait for Chat Reply';
 export const WAITING_N8N_WORKFLOW = 'UI: a waiting Wait node of n8n';
-export const EXAMPLE_WORKFLOW = 'Order confirmation (example)';
+/** The shipped example, under its own name: found by the id this key seeds. */
+export const EXAMPLE_ID = n8nId('uiOrderConfirm');
 
 export function waitingAskWorkflows(credential: CredentialRef): Workflow[] {
 	const example = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, 'uiOrderConfirm', { [CREDENTIAL_TYPE]: credential });
-	example.name = EXAMPLE_WORKFLOW;
 	return [
 		chain('uiAskWaiting', WAITING_ASK_WORKFLOW, [
 			manualTrigger(),
