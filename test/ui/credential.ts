@@ -1,12 +1,14 @@
 /**
  * The credential created from scratch, as a new user does: Create credential → search "Business
  * Messaging" → fill the fields → Save, which tests it (success); then a wrong client secret shows the
- * service's 401 in words.
+ * service's 401 in words (one full stop after them), and a Base URL with a wrong path (/api/v9) the path
+ * the service does not know.
  */
 import type { Locator, Page } from 'playwright-core';
 import type { SandboxProcess } from '../../tools/n8n/sandbox';
 import { assert } from '../e2e/lib/report';
-import { byTestId } from './browser';
+import { waitFor } from '../../tools/n8n/proc';
+import { byTestId, WAIT } from './browser';
 
 /** Create credential → search "Business Messaging" → Business Messaging API: the empty credential's dialog. */
 export async function newCredentialDialog(page: Page, baseUrl: string): Promise<Locator> {
@@ -49,9 +51,28 @@ export async function createCredential(page: Page, baseUrl: string, sandbox: San
 
 	await fields[2].input.fill('not-the-right-secret');
 	await byTestId(page, 'credential-save-button').click();
-	await dialog.getByText('Couldn’t connect with these settings', { exact: false }).first().waitFor();
-	await dialog.getByText('More details', { exact: true }).first().click();
-	await page.getByText('The service rejected the signed request (401)', { exact: false }).filter({ visible: true }).first().waitFor();
+	const rejected = await details(page, dialog, 'The service rejected the signed request (401)');
+	// One full stop after the service's words, then what to check.
+	assert(!rejected.includes('..') && /[^.]\. Check the client ID, client secret and workspace domain/.test(rejected), `the 401 details read: ${rejected}`);
+
+	// The right secret, and a Base URL whose path the service does not know: a path, not a signature, is wrong.
+	await fields[2].input.fill(values.clientSecret);
+	await fields[0].input.fill(`${values.baseUrl}/api/v9`);
+	await byTestId(page, 'credential-save-button').click();
+	const unknown = await details(page, dialog, 'The service does not know the path /api/v9/templates (404)');
+	assert(/Check the Base URL’s path, including any version such as \/v1\./.test(unknown) && !/signature|401/.test(unknown), `the 404 details read: ${unknown}`);
 	// The secret never shows in the dialog.
 	assert(!(await dialog.innerText()).includes(values.clientSecret), 'the dialog shows the client secret');
+}
+
+/** The failed Test's details that start with `start` (opening "More details" whenever it is closed): their whole text. */
+async function details(page: Page, dialog: Locator, start: string): Promise<string> {
+	const text = page.getByText(start, { exact: false }).filter({ visible: true }).first();
+	const more = dialog.getByText('More details', { exact: true }).filter({ visible: true });
+	await waitFor(`the details "${start}"`, async () => {
+		if (await text.isVisible()) return true;
+		if (await more.count()) await more.first().click().catch(() => undefined);
+		return undefined;
+	}, WAIT, 250);
+	return (await text.innerText()).trim();
 }

@@ -25,6 +25,7 @@ import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
 import { refusalInPanel, refusedWhileListening, subtitles, templateList, templatePicked, templateRuns } from './issue23';
 import { askRefusedInEditor, conversationUiWorkflows, OTHER_SECRET_CREDENTIAL } from './conversations';
+import { askPanel, EXAMPLE_ID, exampleExecutionViews, WAITING_ASK_WORKFLOW, WAITING_N8N_WORKFLOW, waitingAskWorkflows, waitingOnCanvas } from './waitingAsk';
 import { answeredByHint, creatorEntry, placeholderLabelsWhole, spacesOnlyError, testModeNotice, triggerNoticeAndSubtitle, unreachableCredential } from './issue33';
 
 const OWNER = { email: 'owner@ui.example.com', password: 'Ui-owner-Passw0rd!', firstName: 'UI', lastName: 'Owner' };
@@ -122,12 +123,13 @@ async function main(): Promise<number> {
 					node('Two Events', TRIGGER_TYPE, 2, { events: ['message.received', 'order.created'], options: {} }, { credentials: { [CREDENTIAL_TYPE]: credential }, webhookId: webhookIdFor('ui-two-events') }),
 				]),
 				...conversationUiWorkflows(credential, extraCredentials[OTHER_SECRET_CREDENTIAL]),
+				...waitingAskWorkflows(credential),
 			],
 			// Send Test Event runs on request through its Webhook node; the trigger that resumes waiting runs; the
-			// answer page's questions start through their Webhook nodes.
+			// answer page's questions and the order-confirmation example start through their Webhook nodes.
 			activate: (workflows) => [
 				workflows[6].id,
-				...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger') || w.name.includes('send and wait')).map((w) => w.id),
+				...workflows.filter((w) => w.name.startsWith('E2E: conversations trigger') || w.name.includes('send and wait') || w.id === EXAMPLE_ID).map((w) => w.id),
 			],
 		});
 	} catch (error) {
@@ -210,7 +212,7 @@ async function main(): Promise<number> {
 		}
 	});
 
-	await run('create the credential: Test succeeds, then a wrong client secret shows the service’s 401 in words', async () => {
+	await run('create the credential: Test succeeds; a wrong client secret shows the service’s 401 in words (no ".."); a Base URL ending /api/v9 names the unknown path (404)', async () => {
 		await createCredential(page, n8n.baseUrl, stack!.sandbox);
 	});
 
@@ -302,6 +304,16 @@ async function main(): Promise<number> {
 		await byTestId('execute-workflow-button').click();
 		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();
+	});
+
+	await run('Ask and Wait for Chat Reply’s panel: one sender field, and the first fields in view under the notice', async () => {
+		await askPanel(page, n8n.baseUrl, named('UI: ask and wait for chat reply'), shot);
+	});
+	await run('a waiting Ask and Wait for Chat Reply on the canvas is drawn as n8n’s own waiting Wait node (no error, no warning); OUTPUT’s tick is n8n’s', async () => {
+		await waitingOnCanvas(page, n8n.baseUrl, named(WAITING_ASK_WORKFLOW), named(WAITING_N8N_WORKFLOW), shot);
+	});
+	await run('the order-confirmation example started as in the demo: the execution view shows no changed parameters while it waits and after "yes"; question.from is never null', async () => {
+		await exampleExecutionViews(page, stack!, stack!.workflows.find((w) => w.id === EXAMPLE_ID)!, shot);
 	});
 
 	const asking = named('UI: ask and wait for chat reply');

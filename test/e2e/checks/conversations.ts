@@ -147,7 +147,7 @@ export async function askCustomer(stack: Stack, workflow: Workflow, phone: strin
 }
 
 /** POSTs `body` to the workflow's Webhook node, then waits for the question to `phone` and for the run to wait. */
-async function startAsking(stack: Stack, workflow: Workflow, phone: string, body: unknown, via = stack.n8n.baseUrl): Promise<Question> {
+export async function startAsking(stack: Stack, workflow: Workflow, phone: string, body: unknown, via = stack.n8n.baseUrl): Promise<Question> {
 	const { n8n, sandbox } = stack;
 	const since = await sandbox.mark();
 	const path = String(workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path);
