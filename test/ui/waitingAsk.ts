@@ -98,8 +98,8 @@ async function runUntilWaiting(page: Page, baseUrl: string, workflow: Workflow, 
 }
 
 /**
- * A waiting Ask run on the canvas is drawn as n8n draws its own waiting Wait node: the waiting state only (no
- * error, no warning), n8n's turning outline in its brand colour; OUTPUT's tick is n8n's for any run without an
+ * A waiting Ask run on the canvas is drawn as n8n draws its own waiting Wait node: waiting (and, in the editor,
+ * running), no error, no warning, n8n's turning outline in its brand colour; OUTPUT's tick is n8n's for any run without an
  * error. Nothing the node reports makes it look failed.
  */
 export async function waitingOnCanvas(page: Page, baseUrl: string, ask: Workflow, n8nWait: Workflow, shot: Shot): Promise<void> {
@@ -110,7 +110,8 @@ export async function waitingOnCanvas(page: Page, baseUrl: string, ask: Workflow
 	const askOutline = await outlineOf(page, ASKING);
 	await page.screenshot({ path: shot('ask-node-waiting') });
 	process.stdout.write(`# a waiting node on the canvas: Ask ${askStates.join(',')} ${askOutline}; n8n's Wait ${n8nStates.join(',')} ${n8nOutline}\n`);
-	assertEqual(askStates, ['waiting'], 'the states drawn for the waiting Ask node');
+	// In the editor n8n draws a node its run waits at as waiting and running (test:ui of 2026-11-28: both nodes).
+	assert(askStates.includes('waiting') && !askStates.includes('error') && !askStates.includes('warning'), `the states drawn for the waiting Ask node: ${askStates.join(',')}`);
 	assertEqual(askStates, n8nStates, 'the states drawn for the waiting Ask node, against n8n’s waiting Wait node');
 	assertEqual(askOutline, n8nOutline, 'the outline of the waiting Ask node, against n8n’s waiting Wait node');
 	await canvasNode(page, ASKING).dblclick();
