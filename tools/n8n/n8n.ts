@@ -507,9 +507,18 @@ export class N8n {
 		if (settled !== 'published' && settled !== 'none') throw new Error(`activate ${workflowId}: n8n's publication ${settled}`);
 	}
 
+	/**
+	 * Deactivates a workflow; returns once its webhooks are gone. n8n 2.41 answers first and removes them from
+	 * its outbox a moment later (until then another workflow's trigger on the same path is refused with 409);
+	 * earlier versions remove them before answering (no publication status: 404).
+	 */
 	async deactivate(workflowId: string): Promise<void> {
 		const res = await this.api('POST', `/workflows/${workflowId}/deactivate`);
 		if (res.status !== 200) throw new Error(`deactivate ${workflowId}: ${res.status} ${JSON.stringify(res.body)}`);
+		await waitFor(`workflow ${workflowId} to be unpublished`, async () => {
+			const status = await this.rest<{ data?: { status?: string } }>('GET', `/workflows/${workflowId}/publication-status`);
+			return status.status === 404 || status.body?.data?.status === 'not_published' ? true : undefined;
+		}, 60_000, 100);
 	}
 
 	/** Executions of a workflow, newest first, with their data. */
