@@ -14,6 +14,7 @@ import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver
 import { chain } from '../../tools/n8n/workflow';
 import { triggerNode } from '../queue/workflows';
 import { signedRequest } from '../trigger/requests';
+import { waitFor } from '../../tools/n8n/proc';
 import { lookUp, publicApiUp, registered, sent } from './lookup';
 import { type Kill, signal } from './burst';
 
@@ -95,6 +96,12 @@ const restartWebhookId = (sequence: RestartSequence) => webhookIdFor(`restart-${
 
 export const restartPath = (sequence: RestartSequence) => triggerProductionPath(restartWebhookId(sequence));
 
+/** The workflow's static data as n8n saved it. */
+async function staticData(n8n: N8n, workflowId: string): Promise<string> {
+	const res = await n8n.api<{ staticData?: unknown }>('GET', `/workflows/${workflowId}`);
+	return JSON.stringify(res.body.staticData ?? null);
+}
+
 export interface RestartOutcome {
 	sequence: RestartSequence;
 	/** Problems before the restart (an event not acknowledged, the closing request answered otherwise). */
@@ -143,8 +150,14 @@ export async function runRestartSequences(
 				if (answer.status !== 200) run.problems.push(`event ${n} answered ${answer.status} ${answer.body}`);
 			}
 			if (run.sequence.closing) {
+				const saved = await staticData(n8n, run.workflowId);
 				const answer = await run.sequence.closing(run.url, secret, run.bodies[0]);
 				if (answer.status !== run.sequence.closingStatus) run.problems.push(`the closing request was answered ${answer.status} ${answer.body}, not ${run.sequence.closingStatus}`);
+				// n8n saves the static data before it answers a 200, and just after the trigger's own other answers
+				// (a refusal's 401): the kill waits for that save (docs/trigger.md, Duplicates).
+				if (run.sequence.closingStatus !== 200) {
+					await waitFor(`the static data of ${run.sequence.name} to be saved`, async () => ((await staticData(n8n, run.workflowId)) !== saved ? true : undefined), 10_000, 50);
+				}
 			}
 		}),
 	);
