@@ -255,7 +255,20 @@ export async function stall<T>(pid: number, meanwhile: () => Promise<T> = async 
 }
 
 /** A port that was free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
+/** Ports this process handed out: the system may offer a closed port again at once (two n8n roles, or two lanes, got one port). */
+const handedOut = new Set<number>();
+
+export async function freePort(): Promise<number> {
+	for (;;) {
+		const port = await unusedPort();
+		if (!handedOut.has(port)) {
+			handedOut.add(port);
+			return port;
+		}
+	}
+}
+
+function unusedPort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = createServer();
 		server.unref();
