@@ -12,8 +12,8 @@ import {
 
 import { testCredential } from '../../credentials/credentialTest';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS, runStarted, takeOverAnswer } from './acknowledgement';
-import { handleWaitsRequest, isWaitsRequest, sharesWith, WAITS_WEBHOOK } from './sharing/endpoint';
-import { ensureOnlySharer, RECEIVE_THROUGH_SHARING_TRIGGER, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
+import { handleWaitsRequest, isWaitsRequest, RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope, WAITS_WEBHOOK } from './sharing/endpoint';
+import { ensureOnlySharer, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
 import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
@@ -57,11 +57,6 @@ interface TriggerOptions {
 	refusalSummaryMinutes?: number;
 }
 
-/** Which trigger node of which workflow: the trigger's in-process memory is kept per scope. */
-function scopeOf(context: IWebhookFunctions): string {
-	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
-}
-
 /**
  * Answers without starting the workflow. Every such answer is JSON with an explicit status code. n8n saves
  * the workflow's static data for these requests (and only these), so each hands the acknowledged
@@ -80,7 +75,7 @@ function answer(context: IWebhookFunctions, statusCode: number, body: IDataObjec
 /** Puts this process's acknowledged deliveries into the static data n8n saves with the trigger's own answer. */
 function handOverStore(context: IWebhookFunctions): void {
 	if (context.getMode() !== 'manual') {
-		handOverDeliveries(scopeOf(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
+		handOverDeliveries(triggerScope(context), () => context.getWorkflowStaticData('node'), Math.floor(Date.now() / 1000));
 	}
 }
 
@@ -97,7 +92,7 @@ function refuse(context: IWebhookFunctions, refusal: Refusal, options: TriggerOp
 		throw refusalError(context.getNode(), refusal);
 	}
 	const minutes = Number(options.refusalSummaryMinutes);
-	const { total, summary } = countRefusal(scopeOf(context), refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
+	const { total, summary } = countRefusal(triggerScope(context), refusal.reason, Date.now(), minutes > 0 ? minutes * 60_000 : undefined);
 	context.logger.warn(
 		`Business Messaging Trigger: delivery refused (${refusal.status}, ${refusal.reason}); ${total} refused by this trigger since n8n started. ${explain(refusal).whatToCheck}`,
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal.reason, refusedSinceStart: total },
@@ -163,7 +158,7 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// hide the event the user is waiting for.
 	let settle: (acknowledged: boolean) => void = () => {};
 	if (options.allowDuplicates !== true && this.getMode() !== 'manual') {
-		const claim = await claimDelivery(scopeOf(this), this.getWorkflowStaticData('node'), key, nowSeconds);
+		const claim = await claimDelivery(triggerScope(this), this.getWorkflowStaticData('node'), key, nowSeconds);
 		if (claim.outcome === 'duplicate') {
 			// This trigger's run exists; a workflow that receives through it may still lack its own (its first
 			// attempt failed): each one knows the event if it has it.

@@ -20,10 +20,16 @@ export function isWaitsRequest(context: IWebhookFunctions): boolean {
 	return new RegExp(`/${WAITS_PATH}(-\\d)?/?$`).test(path);
 }
 
-/** Where n8n stores this trigger's registry, per workflow and node. */
-export function waitsScope(context: IWebhookFunctions): string {
+/**
+ * Which trigger node of which workflow: what the trigger keeps in process memory (its duplicate store, its
+ * refusal count) and its registry are kept per scope.
+ */
+export function triggerScope(context: Pick<IWebhookFunctions, 'getWorkflow' | 'getNode'>): string {
 	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
 }
+
+/** Receive Events' value for a trigger that receives through the sharing trigger. */
+export const RECEIVE_THROUGH_SHARING_TRIGGER = 'sharingTrigger';
 
 function refuse(context: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
 	const res = context.getResponseObject();
@@ -79,8 +85,8 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 	if (body?.type !== WAITS_MESSAGE_TYPE) return refuse(context, 400, 'not a wait registration');
 	const now = Date.now();
 	const store = context.getWorkflowStaticData('node');
-	const waits = new Waits(waitsScope(context), store, now);
-	const subscriptions = new Subscriptions(waitsScope(context), store, now);
+	const waits = new Waits(triggerScope(context), store, now);
+	const subscriptions = new Subscriptions(triggerScope(context), store, now);
 	const workflow = { id: context.getWorkflow().id, name: context.getWorkflow().name };
 	const answer = (result: IDataObject): IWebhookResponseData => {
 		waits.writeBack();
@@ -110,7 +116,7 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
  * that receives through another never shares.
  */
 export function sharesWith(parameters: IDataObject): boolean {
-	return parameters.resumeWaitingRuns === true && parameters.receiveFrom !== 'sharingTrigger';
+	return parameters.resumeWaitingRuns === true && parameters.receiveFrom !== RECEIVE_THROUGH_SHARING_TRIGGER;
 }
 
 /**
@@ -120,7 +126,7 @@ export function sharesWith(parameters: IDataObject): boolean {
  * event under N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE); earlier versions evaluate the template. Named `setup` (n8n's
  * other webhook name) so that the lifecycle of the trigger's `default` webhook (subscriber.ts) is not run for it.
  */
-const METHOD_TEMPLATE = '={{$parameter["resumeWaitingRuns"] === true && $parameter["receiveFrom"] !== "sharingTrigger" ? "POST" : ""}}';
+const METHOD_TEMPLATE = `={{$parameter["resumeWaitingRuns"] === true && $parameter["receiveFrom"] !== "${RECEIVE_THROUGH_SHARING_TRIGGER}" ? "POST" : ""}}`;
 /** `sharingPath` of the trigger's Share As, as the template n8n evaluates before 2.41. */
 const PATH_TEMPLATE = `={{$parameter["shareAs"] > 1 ? "${WAITS_PATH}-" + $parameter["shareAs"] : "${WAITS_PATH}"}}`;
 const WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');

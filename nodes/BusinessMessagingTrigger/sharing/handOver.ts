@@ -2,9 +2,10 @@ import { sleep, type IDataObject, type IHttpRequestOptions, type IWebhookFunctio
 
 import { SIGNATURE_HEADER, signatureHeaders, TIMESTAMP_HEADER } from '../../../credentials/webhookSignature';
 import type { ReplyOutcome } from '../../shared/sharing';
+import { jsonOf } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { deliveryKey } from '../deliveryStore';
-import { sharesWith, waitsScope } from './endpoint';
+import { sharesWith, triggerScope } from './endpoint';
 import { Subscriptions, type Subscription } from './subscriptions';
 import { type Wait, Waits } from './waits';
 
@@ -34,8 +35,8 @@ export function sharesEvents(context: IWebhookFunctions): boolean {
 export function keepRegistrations(context: IWebhookFunctions): void {
 	if (!sharesEvents(context)) return;
 	const store = context.getWorkflowStaticData('node');
-	new Waits(waitsScope(context), store, Date.now()).writeBack();
-	new Subscriptions(waitsScope(context), store, Date.now()).writeBack();
+	new Waits(triggerScope(context), store, Date.now()).writeBack();
+	new Subscriptions(triggerScope(context), store, Date.now()).writeBack();
 }
 
 const RESUME_TIMEOUT_MS = 30_000;
@@ -69,17 +70,8 @@ async function handOver(context: IWebhookFunctions, url: string, rawBody: Buffer
 	});
 }
 
-function outcomeOf(body: unknown): unknown {
-	if (Buffer.isBuffer(body)) body = body.toString('utf8');
-	if (typeof body === 'string') {
-		try {
-			body = JSON.parse(body);
-		} catch {
-			return undefined;
-		}
-	}
-	return typeof body === 'object' && body !== null ? (body as IDataObject).outcome : undefined;
-}
+/** The `outcome` the asking node answers with (undefined in n8n's own answers). */
+const outcomeOf = (body: unknown): unknown => jsonOf(body).outcome;
 
 /**
  * Whether n8n holds the resumed run: asked again without a body (signed), n8n answers 409 itself for a run that is
@@ -162,7 +154,7 @@ const resumedBy = (delivery: Delivery) => deliveryKey(delivery.rawBody).slice(0,
 /** Whether this delivery is a reply that already resumed a run: a retry of it goes nowhere else. */
 export function resumedAlready(context: IWebhookFunctions, delivery: Delivery): boolean {
 	if (delivery.event !== REPLY_EVENT) return false;
-	return new Waits(waitsScope(context), context.getWorkflowStaticData('node'), Date.now()).resumedBy(resumedBy(delivery));
+	return new Waits(triggerScope(context), context.getWorkflowStaticData('node'), Date.now()).resumedBy(resumedBy(delivery));
 }
 
 /**
@@ -175,7 +167,7 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 	if (delivery.event !== REPLY_EVENT || !sharesEvents(context) || typeof data.from !== 'string' || typeof data.to !== 'string') {
 		return { extra: {} };
 	}
-	const waits = new Waits(waitsScope(context), context.getWorkflowStaticData('node'), Date.now());
+	const waits = new Waits(triggerScope(context), context.getWorkflowStaticData('node'), Date.now());
 	const by = resumedBy(delivery);
 	try {
 		// The service's retry of a reply a run took (its first answer did not reach the service in time).
@@ -227,7 +219,7 @@ function verdict(statusCode: number): 'held' | 'gone' | 'failed' {
  * its failures are logged only.
  */
 export async function handOverToWorkflows(context: IWebhookFunctions, delivery: Delivery): Promise<Handed> {
-	const subscriptions = new Subscriptions(waitsScope(context), context.getWorkflowStaticData('node'), Date.now());
+	const subscriptions = new Subscriptions(triggerScope(context), context.getWorkflowStaticData('node'), Date.now());
 	const targets = subscriptions.for(delivery.event, delivery.data);
 	if (targets.length === 0) return { held: true, problems: [] };
 	const attempts = await Promise.all(

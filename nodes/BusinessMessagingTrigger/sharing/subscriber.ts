@@ -6,7 +6,7 @@ import { CREDENTIAL_TYPE } from '../../../credentials/credentialType';
 import { SHARE_AS, type SubscriptionRegistration, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger, findSharingTrigger, type Found, sharingProblem, sharingTriggerUrls } from '../../shared/sharingRequest';
 import { secretIn } from '../../shared/webhookSecret';
-import { sharesAs } from './endpoint';
+import { RECEIVE_THROUGH_SHARING_TRIGGER, sharesAs, triggerScope } from './endpoint';
 
 /**
  * A trigger's side of receiving through the sharing trigger (Receive Events: Through the Trigger That Shares
@@ -19,8 +19,6 @@ import { sharesAs } from './endpoint';
  * and afterwards checks it every CHECK_EVERY_MS, registering again when it is gone (say, the sharing
  * workflow was replaced). Listening in the editor fails at once, with what to set up.
  */
-
-export const RECEIVE_THROUGH_SHARING_TRIGGER = 'sharingTrigger';
 
 /** How often an active workflow checks that the sharing trigger still has its registration. */
 const CHECK_EVERY_MS = 10 * 60_000;
@@ -36,7 +34,7 @@ export function receivesThroughSharingTrigger(parameters: INodeParameters): bool
 
 /** The trigger as the sharing trigger keeps it: `<workflow id>/<node id>`, `/test` while listening. */
 function keyOf(context: IHookFunctions): string {
-	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}${context.getMode() === 'manual' ? '/test' : ''}`;
+	return `${triggerScope(context)}${context.getMode() === 'manual' ? '/test' : ''}`;
 }
 
 interface Link {
