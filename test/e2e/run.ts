@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { ALLOW_DUPLICATES_WORKFLOW, runTriggerChecks, upgradedTriggerWorkflows } from './checks/trigger';
 import { runActionChecks } from './checks/actions';
 import { listenChecks, listenWorkflow } from './checks/listen';
-import { isSharingReceiver, SECOND_ACCOUNT, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
+import { activatedBySharingChecks, SECOND_ACCOUNT, SHARING_WORKFLOW, sharingChecks, sharingWorkflows } from './checks/sharing';
 import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
@@ -199,7 +199,7 @@ export async function e2eSuite(options: {
 				workflows
 					.filter((w) =>
 						w.nodes.some((n) => n.type === TRIGGER_TYPE)
-							? !isSharingReceiver(w) && ![n8nId('e2eSupportBot'), n8nId(ORDERS_EXAMPLE.key)].includes(w.id)
+							? !activatedBySharingChecks(w) && ![n8nId('e2eSupportBot'), n8nId(ORDERS_EXAMPLE.key)].includes(w.id)
 							: w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook'),
 					)
 					.map((w) => w.id),

@@ -23,7 +23,7 @@ import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
-import { isSharingReceiver, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
+import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -90,7 +90,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			// The workflows that receive through the sharing (conversations) trigger: once the sharing checks run.
 			activate: (workflows) =>
 				workflows
-					.filter((w) => (w.nodes.some((n) => n.type === TRIGGER_TYPE) ? !isSharingReceiver(w) : w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')))
+					.filter((w) => (w.nodes.some((n) => n.type === TRIGGER_TYPE) ? !activatedBySharingChecks(w) : w.nodes.some((n) => n.type === 'n8n-nodes-base.webhook')))
 					.map((w) => w.id),
 		});
 	} catch (error) {
