@@ -318,6 +318,5 @@ export function sharingChecks(stack: Stack, o: { deliverTo: N8n[]; webhookUrl: s
 	];
 }
 
-/** Whether a workflow is one of those here that start inactive (the receivers, the second account's). */
 /** The workflows the sharing checks activate themselves (the receivers and the second account's pair), not the set-up. */
 export const activatedBySharingChecks = (workflow: Workflow) => [...Object.values(RECEIVERS).map((r) => r.name), SECOND.sharing, SECOND.orders].includes(workflow.name);
