@@ -11,12 +11,19 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
 
+/** Runs `script` with step.sh loaded; its step folders go in a temporary folder removed afterwards. */
 function runSteps(script: string): { status: number | null; lines: string[] } {
-	const result = spawnSync('bash', ['-c', `set -euo pipefail; source scripts/step.sh; ${script}`], {
-		cwd: ROOT,
-		encoding: 'utf8',
-	});
-	return { status: result.status, lines: result.stdout.trim().split('\n') };
+	const tmp = mkdtempSync(join(tmpdir(), 'bm-steps-tmp-'));
+	try {
+		const result = spawnSync('bash', ['-c', `set -euo pipefail; source scripts/step.sh; ${script}`], {
+			cwd: ROOT,
+			encoding: 'utf8',
+			env: { ...process.env, TMPDIR: tmp },
+		});
+		return { status: result.status, lines: result.stdout.trim().split('\n') };
+	} finally {
+		rmSync(tmp, { recursive: true, force: true });
+	}
 }
 
 describe('npm test step lines', () => {
