@@ -1,9 +1,12 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { verifySignature } from '../../credentials/webhookSignature';
 import { ManualClock, SANDBOX_CREDENTIALS, startSandbox, type Sandbox, type SandboxOptions } from '../../tools/sandbox/index';
-import { call, multipart, startReceiver, waitFor, type ReceivedWebhook, type Receiver } from './test-helpers';
+import { SandboxProcess } from '../../tools/n8n/sandbox';
+import { call, multipart, startReceiver, waitFor, type ReceivedWebhook, type Receiver, type Reply } from './test-helpers';
 
 const Q = 'phone_number_id=100200300';
 const CUSTOMER = '+15551234567';
@@ -16,8 +19,8 @@ afterEach(async () => {
 	sandboxes = [];
 });
 
-async function setup(opts: SandboxOptions = {}) {
-	const rx = await startReceiver([200]);
+async function setup(opts: SandboxOptions = {}, replies: Reply[] = [200]) {
+	const rx = await startReceiver(replies);
 	receivers.push(rx);
 	const clock = new ManualClock();
 	const sb = await startSandbox({ clock, webhookUrl: rx.url, ...opts });
@@ -141,11 +144,23 @@ describe('message statuses on a schedule', () => {
 		await expect(startSandbox({ statuses: { sentMs: 0, deliveredMs: null, readMs: 1 } })).rejects.toThrow(/readMs/);
 	});
 
+	test('a status the receiver fails is retried like any event', async () => {
+		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: null, readMs: null } }, [500, 200]);
+		await sendText(sb);
+		const d = sb.deliveries[0];
+		expect(await clock.nextSleep()).toBe(60_000);
+		clock.advance(60_000);
+		await d.done;
+		expect(d.attempts.map((a) => a.status)).toEqual([500, 200]);
+		expect(statusesOf(rx)).toEqual([0, 1].map(() => ['message.status.updated', 'wamid.1', 'sent']));
+	});
+
 	test('reset goes back to the starting schedule and drops statuses still waiting', async () => {
 		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: 1_000, readMs: null } });
 		await sendText(sb);
 		await waitFor(() => rx.received.length === 1);
 		sb.setStatuses(false);
+		sb.setStatuses(false, CUSTOMER);
 		sb.reset();
 		await settle();
 		expect(clock.pending).toBe(0);
@@ -246,6 +261,21 @@ describe('CLI', () => {
 			child.kill('SIGTERM');
 		}
 		expect(await exited).toBe(0);
+	});
+
+	test('SandboxProcess (the suites\' and the demo\'s sandbox) starts it with statuses off', async () => {
+		const dir = mkdtempSync(join(tmpdir(), 'bm-statuses-'));
+		const service = new SandboxProcess(join(dir, 'sandbox.log'));
+		try {
+			await service.start();
+			const sent = await call(service.url, { method: 'POST', path: '/w/message/text', query: Q, json: { phone: CUSTOMER, body: 'hi' } });
+			expect(sent.status).toBe(200);
+			// With statuses on, `sent` (due at 0 ms) would already be recorded, webhook URL or not.
+			expect((await service.messages()).map((m) => m.statuses)).toEqual([[]]);
+		} finally {
+			await service.stop();
+			rmSync(dir, { recursive: true, force: true });
+		}
 	});
 
 	test('--statuses off and a bad --statuses', async () => {
