@@ -4,29 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { verifySignature } from '../../credentials/webhookSignature';
-import { ManualClock, SANDBOX_CREDENTIALS, startSandbox, type Sandbox, type SandboxOptions } from '../../tools/sandbox/index';
+import { ManualClock, SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { SandboxProcess } from '../../tools/n8n/sandbox';
-import { call, multipart, startReceiver, waitFor, type ReceivedWebhook, type Receiver, type Reply } from './test-helpers';
+import { call, multipart, startReceiver, useManualSandboxes, waitFor, type ReceivedWebhook, type Receiver } from './test-helpers';
 
 const Q = 'phone_number_id=100200300';
 const CUSTOMER = '+15551234567';
 
-let receivers: Receiver[] = [];
-let sandboxes: Sandbox[] = [];
-afterEach(async () => {
-	await Promise.all([...receivers.map((r) => r.close()), ...sandboxes.map((s) => s.stop())]);
-	receivers = [];
-	sandboxes = [];
-});
-
-async function setup(opts: SandboxOptions = {}, replies: Reply[] = [200]) {
-	const rx = await startReceiver(replies);
-	receivers.push(rx);
-	const clock = new ManualClock();
-	const sb = await startSandbox({ clock, webhookUrl: rx.url, ...opts });
-	sandboxes.push(sb);
-	return { rx, sb, clock };
-}
+const { receivers, sandboxes, setup } = useManualSandboxes();
 
 const sendText = (sb: Sandbox, phone = CUSTOMER, body = 'Your order is on its way') =>
 	call(sb.url, { method: 'POST', path: '/w/message/text', query: Q, json: { phone, body } });
@@ -56,7 +41,7 @@ const settle = () => new Promise((r) => setImmediate(r));
 
 describe('message statuses on a schedule', () => {
 	test('a text message gets sent, delivered and read at the set delays, signed, in order', async () => {
-		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: 2_000, readMs: 10_000 } });
+		const { rx, sb, clock } = await setup([200], { statuses: { sentMs: 0, deliveredMs: 2_000, readMs: 10_000 } });
 		const r = await sendText(sb);
 		expect(r.json.data.message_id).toBe('wamid.1');
 		await waitFor(() => rx.received.length === 1);
@@ -91,7 +76,7 @@ describe('message statuses on a schedule', () => {
 	});
 
 	test('"never read": sent and delivered, then nothing', async () => {
-		const { rx, sb, clock } = await setup({ statuses: { sentMs: 500, deliveredMs: 500, readMs: null } });
+		const { rx, sb, clock } = await setup([200], { statuses: { sentMs: 500, deliveredMs: 500, readMs: null } });
 		await sendText(sb);
 		expect(sb.deliveries).toHaveLength(0);
 		clock.advance(await clock.nextSleep());
@@ -103,7 +88,7 @@ describe('message statuses on a schedule', () => {
 	});
 
 	test('off (the default of startSandbox) sends nothing and records nothing', async () => {
-		const { rx, sb, clock } = await setup();
+		const { rx, sb, clock } = await setup([200]);
 		await sendText(sb);
 		const form = multipart([{ name: 'phone', value: CUSTOMER }, { name: 'type', value: 'image' }, { name: 'media', value: Buffer.from([1, 2, 3]), filename: 'a.png', contentType: 'image/png' }]);
 		expect((await call(sb.url, { method: 'POST', path: '/w/message/media', query: Q, body: form.body, contentType: form.contentType })).status).toBe(200);
@@ -115,7 +100,7 @@ describe('message statuses on a schedule', () => {
 	});
 
 	test('a media message gets its statuses too', async () => {
-		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: 1_000, readMs: 3_000 } });
+		const { rx, sb, clock } = await setup([200], { statuses: { sentMs: 0, deliveredMs: 1_000, readMs: 3_000 } });
 		const form = multipart([{ name: 'phone', value: CUSTOMER }, { name: 'type', value: 'image' }, { name: 'media', value: Buffer.from([1, 2, 3]), filename: 'a.png', contentType: 'image/png' }]);
 		const r = await call(sb.url, { method: 'POST', path: '/w/message/media', query: Q, body: form.body, contentType: form.contentType });
 		expect(r.json.data.message_id).toBe('wamid.1');
@@ -145,7 +130,7 @@ describe('message statuses on a schedule', () => {
 	});
 
 	test('a status the receiver fails is retried like any event', async () => {
-		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: null, readMs: null } }, [500, 200]);
+		const { rx, sb, clock } = await setup([500, 200], { statuses: { sentMs: 0, deliveredMs: null, readMs: null } });
 		await sendText(sb);
 		const d = sb.deliveries[0];
 		expect(await clock.nextSleep()).toBe(60_000);
@@ -156,7 +141,7 @@ describe('message statuses on a schedule', () => {
 	});
 
 	test('reset goes back to the starting schedule and drops statuses still waiting', async () => {
-		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: 1_000, readMs: null } });
+		const { rx, sb, clock } = await setup([200], { statuses: { sentMs: 0, deliveredMs: 1_000, readMs: null } });
 		await sendText(sb);
 		await waitFor(() => rx.received.length === 1);
 		sb.setStatuses(false);
@@ -170,7 +155,7 @@ describe('message statuses on a schedule', () => {
 
 describe('control API for statuses', () => {
 	test('a schedule for one phone: this customer never reads, the other one does', async () => {
-		const { rx, sb, clock } = await setup({ statuses: { sentMs: 0, deliveredMs: 1_000, readMs: 2_000 } });
+		const { rx, sb, clock } = await setup([200], { statuses: { sentMs: 0, deliveredMs: 1_000, readMs: 2_000 } });
 		const NEVER_READS = '+15557654321';
 		const set = await control(sb, 'POST', '/statuses', { phone: NEVER_READS, schedule: { sentMs: 0, deliveredMs: 1_000, readMs: null } });
 		expect(set.status).toBe(200);
@@ -200,7 +185,7 @@ describe('control API for statuses', () => {
 	});
 
 	test('a bad schedule is answered 400 with the field named', async () => {
-		const { sb } = await setup();
+		const { sb } = await setup([200]);
 		const r = await control(sb, 'POST', '/statuses', { schedule: { sentMs: 0, deliveredMs: 'soon', readMs: null } });
 		expect(r.status).toBe(400);
 		expect(r.json.message).toMatch(/deliveredMs/);
@@ -209,7 +194,7 @@ describe('control API for statuses', () => {
 	});
 
 	test('a status now: out of order, twice, before anybody waits', async () => {
-		const { rx, sb } = await setup();
+		const { rx, sb } = await setup([200]);
 		await sendText(sb);
 		for (const [n, status] of (['read', 'sent', 'read'] as const).entries()) {
 			const r = await control(sb, 'POST', '/messages/wamid.1/status', { status });
@@ -223,7 +208,7 @@ describe('control API for statuses', () => {
 	});
 
 	test('a status now for an unknown message or an unknown status is refused', async () => {
-		const { rx, sb } = await setup();
+		const { rx, sb } = await setup([200]);
 		await sendText(sb);
 		expect((await control(sb, 'POST', '/messages/wamid.9/status', { status: 'read' })).status).toBe(404);
 		const bad = await control(sb, 'POST', '/messages/wamid.1/status', { status: 'seen' });
