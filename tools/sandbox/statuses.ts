@@ -3,7 +3,6 @@
  * on a schedule, recorded on the message and delivered like every other event. Scheduling runs on the
  * sandbox's Clock, so a test drives it with a ManualClock.
  */
-import type { SentMessage } from './api';
 import type { Clock } from './clock';
 import type { Delivery, DeliverOptions } from './webhooks';
 
@@ -50,6 +49,14 @@ export function checkStatusPlan(value: unknown): StatusPlan {
 	return { sentMs, deliveredMs, readMs };
 }
 
+/** The part of a sent message (api.ts's SentMessage) that statuses read and write; api.ts imports this file, not the reverse. */
+export interface StatusTarget {
+	message_id: string;
+	phone: string;
+	status?: MessageStatus;
+	statuses: StatusRecord[];
+}
+
 export interface StatusConfig {
 	plan: StatusPlan;
 	clock: Clock;
@@ -82,14 +89,14 @@ export class StatusReporter {
 	}
 
 	/** Plan the statuses of a message just accepted. */
-	accepted(m: SentMessage): void {
+	accepted(m: StatusTarget): void {
 		const plan = this.byPhone.get(m.phone) ?? this.plan;
 		if (plan === false) return;
 		const steps: Array<[MessageStatus, number | null]> = [['sent', plan.sentMs], ['delivered', plan.deliveredMs], ['read', plan.readMs]];
 		this.run(m, steps, this.cancel.signal).catch(() => undefined);
 	}
 
-	private async run(m: SentMessage, steps: Array<[MessageStatus, number | null]>, signal: AbortSignal): Promise<void> {
+	private async run(m: StatusTarget, steps: Array<[MessageStatus, number | null]>, signal: AbortSignal): Promise<void> {
 		const { clock } = this.cfg;
 		const start = clock.now();
 		for (const [status, at] of steps) {
@@ -103,7 +110,7 @@ export class StatusReporter {
 	}
 
 	/** Record a status on the message and deliver its event now, whatever came before. */
-	report(m: SentMessage, status: MessageStatus): Delivery | undefined {
+	report(m: StatusTarget, status: MessageStatus): Delivery | undefined {
 		const at = new Date(this.cfg.now()).toISOString();
 		const record: StatusRecord = { status, at };
 		m.status = status;
