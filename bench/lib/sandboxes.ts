@@ -18,7 +18,7 @@ export async function startTemplateSandbox(logFile: string, templates: number): 
 	const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
 	const proc: Started = startProcess(
 		process.execPath,
-		[tsxCli, join(REPO_ROOT, 'tools/sandbox/cli.ts'), '--port', String(port), '--templates', String(templates)],
+		[tsxCli, join(REPO_ROOT, 'tools/sandbox/cli.ts'), '--port', String(port), '--templates', String(templates), '--statuses', 'off'],
 		{ cwd: REPO_ROOT, env: process.env, logFile },
 	);
 	const url = await waitFor('sandbox listening line', async () => /sandbox listening on (http:\/\/\S+)/.exec(proc.output())?.[1], 60_000, 100);

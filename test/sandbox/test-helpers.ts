@@ -6,7 +6,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { SANDBOX_CREDENTIALS } from '../../tools/sandbox/index';
+import { ManualClock, SANDBOX_CREDENTIALS, startSandbox, type Sandbox, type SandboxOptions } from '../../tools/sandbox/index';
 
 export interface CallOptions {
 	method?: string;
@@ -133,6 +133,27 @@ export async function startReceiver(replies: Reply[] = [200], port = 0): Promise
 				server.closeAllConnections();
 			}),
 	});
+}
+
+/**
+ * Sandboxes on a ManualClock that post to a scripted receiver. Whatever a test starts (or pushes onto
+ * `receivers` / `sandboxes`) is stopped after it.
+ */
+export function useManualSandboxes() {
+	const receivers: Receiver[] = [];
+	const sandboxes: Sandbox[] = [];
+	afterEach(async () => {
+		await Promise.all([...receivers.splice(0).map((r) => r.close()), ...sandboxes.splice(0).map((s) => s.stop())]);
+	});
+	async function setup(replies: Reply[], opts: SandboxOptions = {}) {
+		const rx = await startReceiver(replies);
+		receivers.push(rx);
+		const clock = new ManualClock();
+		const sb = await startSandbox({ clock, webhookUrl: rx.url, ...opts });
+		sandboxes.push(sb);
+		return { rx, sb, clock };
+	}
+	return { receivers, sandboxes, setup };
 }
 
 /** A receiver's check of the webhook signature, computed here with node:crypto. */

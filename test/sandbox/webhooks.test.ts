@@ -9,27 +9,12 @@ import {
 	type Delivery,
 	type Sandbox,
 } from '../../tools/sandbox/index';
-import { startReceiver, waitFor, webhookSignatureValid, type Receiver, type Reply } from './test-helpers';
+import { startReceiver, useManualSandboxes, waitFor, webhookSignatureValid, type Receiver, type Reply } from './test-helpers';
 
 const MIN = 60_000;
 const OFFSETS = [0, 1 * MIN, 6 * MIN, 21 * MIN, 81 * MIN, 441 * MIN];
 
-let receivers: Receiver[] = [];
-let sandboxes: Sandbox[] = [];
-afterEach(async () => {
-	await Promise.all([...receivers.map((r) => r.close()), ...sandboxes.map((s) => s.stop())]);
-	receivers = [];
-	sandboxes = [];
-});
-
-async function setup(replies: Reply[], opts: Parameters<typeof startSandbox>[0] = {}) {
-	const rx = await startReceiver(replies);
-	receivers.push(rx);
-	const clock = new ManualClock();
-	const sb = await startSandbox({ clock, webhookUrl: rx.url, ...opts });
-	sandboxes.push(sb);
-	return { rx, sb, clock };
-}
+const { receivers, sandboxes, setup } = useManualSandboxes();
 
 /** Drive a manual clock until the delivery settles: wait for each attempt, then jump to the next planned one. */
 async function settle(d: Delivery, clock: ManualClock): Promise<number[]> {

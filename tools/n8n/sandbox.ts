@@ -54,7 +54,8 @@ export class SandboxProcess {
 	async start(port?: number): Promise<void> {
 		const chosen = port ?? (await freePort());
 		const tsxCli = join(REPO_ROOT, 'node_modules/tsx/dist/cli.mjs');
-		const args = [tsxCli, join(REPO_ROOT, 'tools/sandbox/cli.ts'), '--port', String(chosen)];
+		// No message.status.updated events: the suites (and the demo's workflows) see only the events they send.
+		const args = [tsxCli, join(REPO_ROOT, 'tools/sandbox/cli.ts'), '--port', String(chosen), '--statuses', 'off'];
 		if (this.timeScale) args.push('--time-scale', String(this.timeScale));
 		this.proc = startProcess(process.execPath, args, { cwd: REPO_ROOT, env: process.env, logFile: this.logFile });
 		const proc = this.proc;

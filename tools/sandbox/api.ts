@@ -1,6 +1,7 @@
 /** The signed API: orders, templates, contacts, messages and the webhook test. Pure routing over state. */
 import { fail, ok, pageOf, parsePaging, type Answer } from './http-util';
 import { ORDER_STATES, type OrderState, type SeedData } from './seed';
+import type { MessageStatus, StatusRecord } from './statuses';
 import { sampleEventData, type Delivery, type DeliverOptions } from './webhooks';
 
 export const PHONE_PATTERN = /^\+?[1-9]\d{6,14}$/;
@@ -30,6 +31,10 @@ export interface SentMessage {
 	caption?: string;
 	file?: UploadedFile;
 	created_at: string;
+	/** The last status reported (statuses.ts); absent until one is. */
+	status?: MessageStatus;
+	/** Every status reported, in the order reported. */
+	statuses: StatusRecord[];
 }
 
 export interface ApiRequest {
@@ -47,7 +52,8 @@ export interface ApiRequest {
 export interface ApiContext {
 	data: SeedData;
 	now: () => number;
-	messages: SentMessage[];
+	/** Keep a message the API accepted (and plan its statuses). */
+	accept: (m: SentMessage) => void;
 	nextMessageId: () => string;
 	webhookUrl: () => string | undefined;
 	deliver: (opts: DeliverOptions) => Delivery;
@@ -180,7 +186,7 @@ function sendText(ctx: ApiContext, req: ApiRequest): Answer {
 	if (typeof body !== 'string' || body.trim() === '') errors.body = ['The body field is required.'];
 	if (Object.keys(errors).length) return fail(422, 'The given data was invalid.', errors);
 	const message_id = ctx.nextMessageId();
-	ctx.messages.push({ message_id, kind: 'text', phone_number_id: sender, phone: phone as string, type: 'text', body: body as string, created_at: new Date(ctx.now()).toISOString() });
+	ctx.accept({ message_id, kind: 'text', phone_number_id: sender, phone: phone as string, type: 'text', body: body as string, created_at: new Date(ctx.now()).toISOString(), statuses: [] });
 	return ok({ message: 'Message sent', data: { message_id, phone, type: 'text', status: 'sent' } });
 }
 
@@ -198,7 +204,7 @@ function sendMedia(ctx: ApiContext, req: ApiRequest): Answer {
 	if (Object.keys(errors).length) return fail(422, 'The given data was invalid.', errors);
 	const message_id = ctx.nextMessageId();
 	const f = file!;
-	ctx.messages.push({
+	ctx.accept({
 		message_id,
 		kind: 'media',
 		phone_number_id: sender,
@@ -207,6 +213,7 @@ function sendMedia(ctx: ApiContext, req: ApiRequest): Answer {
 		caption: fields.caption,
 		file: f,
 		created_at: new Date(ctx.now()).toISOString(),
+		statuses: [],
 	});
 	return ok({
 		message: 'Media message sent',

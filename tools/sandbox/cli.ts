@@ -1,8 +1,9 @@
 /**
- * Start a sandbox from the command line: npm run sandbox -- [--port 8765] [--webhook-url URL] [--time-scale N] [--templates N]
+ * Start a sandbox from the command line:
+ *   npm run sandbox -- [--port 8765] [--webhook-url URL] [--time-scale N] [--templates N] [--statuses SENT,DELIVERED,READ|off]
  * The first line printed is always "sandbox listening on <url>"; other programs wait for it.
  */
-import { startSandbox } from './index';
+import { checkStatusPlan, CLI_STATUS_SCHEDULE, startSandbox, type StatusPlan } from './index';
 
 function parseArgs(argv: string[]): Record<string, string> {
 	const out: Record<string, string> = {};
@@ -28,19 +29,41 @@ function numberArg(value: string | undefined, name: string, check: (n: number) =
 	return n;
 }
 
+/** `off`, or ms after sending for sent, delivered and read, `never` for one that does not happen: `0,2000,never`. */
+function statusesArg(value: string | undefined): StatusPlan {
+	if (value === undefined) return CLI_STATUS_SCHEDULE;
+	if (value === 'off') return false;
+	const parts = value.split(',').map((x) => x.trim());
+	const ms = (x: string | undefined) => (x === 'never' ? null : x === undefined || x === '' ? NaN : Number(x));
+	if (parts.length !== 3) throw new Error(`Invalid statuses: ${value} (expected off, or SENT,DELIVERED,READ in ms, e.g. 0,2000,never)`);
+	try {
+		return checkStatusPlan({ sentMs: ms(parts[0]), deliveredMs: ms(parts[1]), readMs: ms(parts[2]) });
+	} catch (err) {
+		throw new Error(`Invalid statuses: ${value} (${(err as Error).message})`);
+	}
+}
+
+function describeStatuses(plan: StatusPlan): string {
+	if (plan === false) return 'off';
+	const at = (ms: number | null) => (ms === null ? 'never' : `after ${ms / 1000} s`);
+	return `sent ${at(plan.sentMs)}, delivered ${at(plan.deliveredMs)}, read ${at(plan.readMs)}`;
+}
+
 async function main(): Promise<void> {
-	const known = ['port', 'webhook-url', 'time-scale', 'templates'];
+	const known = ['port', 'webhook-url', 'time-scale', 'templates', 'statuses'];
 	const args = parseArgs(process.argv.slice(2));
 	for (const k of Object.keys(args)) if (!known.includes(k)) throw new Error(`Unknown option --${k} (known: ${known.map((x) => '--' + x).join(', ')})`);
 	const port = numberArg(args.port ?? process.env.SANDBOX_PORT ?? '8765', 'port', (n) => Number.isInteger(n) && n >= 0 && n < 65536);
 	const timeScale = numberArg(args['time-scale'], 'time scale', (n) => n > 0 && Number.isFinite(n));
 	const templateCount = numberArg(args.templates, 'template count', (n) => Number.isInteger(n) && n >= 0);
+	const statuses = statusesArg(args.statuses);
 
 	const sandbox = await startSandbox({
 		port,
 		webhookUrl: args['webhook-url'],
 		timeScale,
 		templateCount,
+		statuses,
 		log: (line) => console.log(`[sandbox] ${line}`),
 	});
 	const c = sandbox.credentials;
@@ -54,7 +77,8 @@ Credentials for n8n (Business Messaging API):
   Domain:          ${c.domain}
   Webhook Secret:  ${c.webhookSecret}
   Phone Number ID: ${c.phoneNumberId}
-Webhook URL: ${sandbox.webhookUrl ?? '(none; set one with the control API)'}${timeScale ? `\nRetry delays divided by ${timeScale}` : ''}
+Webhook URL: ${sandbox.webhookUrl ?? '(none; set one with the control API)'}${timeScale ? `\nRetry and status delays divided by ${timeScale}` : ''}
+Message statuses (message.status.updated): ${describeStatuses(statuses)}
 
 Control API (unsigned):
   curl ${c.baseUrl}/_sandbox/requests?bytes=0
@@ -66,6 +90,8 @@ Control API (unsigned):
   curl -X POST ${c.baseUrl}/_sandbox/verify -d '{}'
   curl -X POST ${c.baseUrl}/_sandbox/deliver -d '{"event":"order.status.updated"}'
   curl -X POST ${c.baseUrl}/_sandbox/customer-message -d '{"from":"+15551234567","body":"YES"}'
+  curl -X POST ${c.baseUrl}/_sandbox/statuses -d '{"phone":"+15551234567","schedule":{"sentMs":0,"deliveredMs":1000,"readMs":null}}'
+  curl -X POST ${c.baseUrl}/_sandbox/messages/wamid.1/status -d '{"status":"read"}'
   curl ${c.baseUrl}/_sandbox/deliveries
   curl -X POST ${c.baseUrl}/_sandbox/reset
 `);

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SentMessage, UploadedFile } from './api';
 import type { FaultSpec } from './faults';
 import { fail, readBody, sendJson, type Answer } from './http-util';
+import { MESSAGE_STATUSES, type MessageStatus, type StatusPlan } from './statuses';
 import type { RecordedRequest, Sandbox } from './types';
 import { deliveryJson } from './webhooks';
 
@@ -55,6 +56,24 @@ async function answerFor(sb: Sandbox, req: IncomingMessage, path: string, rawQue
 		return done({ data: sb.requests.filter((r) => r.seq > since).map((r) => requestJson(r, withBytes)) });
 	}
 	if (method === 'GET' && path === '/messages') return done({ data: sb.messages.map((x) => messageJson(x, withBytes)) });
+	if (method === 'GET' && path === '/statuses') return done({ data: sb.statusPlans });
+	if (method === 'POST' && path === '/statuses') {
+		// { schedule: { sentMs, deliveredMs, readMs } | false, phone? }; with a phone, schedule null removes its plan.
+		const b = await jsonBody(req);
+		if (b.phone !== undefined && typeof b.phone !== 'string') return fail(400, 'phone must be a string.');
+		if (b.schedule === undefined) return fail(400, 'schedule is required.');
+		sb.setStatuses(b.schedule as StatusPlan | null, b.phone);
+		return done({ data: sb.statusPlans });
+	}
+	if (method === 'POST' && (m = /^\/messages\/([^/]+)\/status$/.exec(path))) {
+		// A status now, whatever the schedule and whatever came before: out of order and twice are allowed.
+		const id = decodeURIComponent(m[1]);
+		const { status } = await jsonBody(req);
+		if (!(MESSAGE_STATUSES as readonly unknown[]).includes(status)) return fail(400, `status must be one of: ${MESSAGE_STATUSES.join(', ')}.`);
+		if (!sb.messages.some((x) => x.message_id === id)) return fail(404, `No message ${id}.`);
+		const d = sb.reportStatus(id, status as MessageStatus);
+		return done({ data: { message_id: id, status, delivery_id: d?.id ?? null } });
+	}
 	if (method === 'GET' && (m = /^\/orders\/(\d+)$/.exec(path))) {
 		const o = sb.getOrder(Number(m[1]));
 		return o ? done({ data: o }) : fail(404, 'Order not found.');

@@ -13,6 +13,7 @@ import { FaultQueue, faultMessage, type FaultSpec } from './faults';
 import { BodyTooLarge, fail, readBody, send, sendJson } from './http-util';
 import { makeOrder, seed, type Order, type SeedData } from './seed';
 import { checkRequestAuth, type MultipartSigning } from './signing';
+import { checkStatusPlan, StatusReporter, type StatusPlan } from './statuses';
 import { customerMessageData, DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS, sampleEventData, WebhookEngine, type CustomerMessage, type Delivery, type DeliverOptions, type VerifyResult } from './webhooks';
 
 export type { RecordedRequest, Sandbox, SandboxCredentials } from './types';
@@ -21,6 +22,7 @@ export { ManualClock, realClock, scaledClock, type Clock } from './clock';
 export type { FaultSpec } from './faults';
 export type { Order, Template, Contact } from './seed';
 export type { SentMessage, UploadedFile, ParsedMultipart } from './api';
+export { CLI_STATUS_SCHEDULE, MESSAGE_STATUSES, checkStatusPlan, type MessageStatus, type StatusPlan, type StatusRecord, type StatusSchedule } from './statuses';
 export { REQUEST_TIMESTAMP_TOLERANCE_S, signWebhook, type MultipartSigning } from './signing';
 export {
 	DEFAULT_RETRY_DELAYS_MS,
@@ -64,7 +66,12 @@ export interface SandboxOptions {
 	webhookUrl?: string;
 	retryDelaysMs?: number[];
 	deliveryTimeoutMs?: number;
-	/** Clock for webhook retry scheduling; default real time, or scaled by timeScale. */
+	/**
+	 * `message.status.updated` events for every message accepted: ms after acceptance for sent, delivered
+	 * and read (null: never). Default false: none, so suites that count events see only their own.
+	 */
+	statuses?: StatusPlan;
+	/** Clock for webhook retry and status scheduling; default real time, or scaled by timeScale. */
 	clock?: Clock;
 	/** Retry delays are divided by this when no clock is given. */
 	timeScale?: number;
@@ -133,21 +140,26 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 	const messages: SentMessage[] = [];
 	const faults = new FaultQueue();
 	const stopping = new AbortController();
+	const clock = opts.clock ?? (opts.timeScale && opts.timeScale !== 1 ? scaledClock(opts.timeScale) : realClock);
 	const engine = new WebhookEngine({
 		webhookSecret: opts.webhookSecret ?? SANDBOX_CREDENTIALS.webhookSecret,
 		retryDelaysMs: opts.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS,
 		deliveryTimeoutMs: opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
-		clock: opts.clock ?? (opts.timeScale && opts.timeScale !== 1 ? scaledClock(opts.timeScale) : realClock),
+		clock,
 		now,
 		getUrl: () => webhookUrl,
 	});
+	const statuses = new StatusReporter({ plan: checkStatusPlan(opts.statuses ?? false), clock, now, webhookUrl: () => webhookUrl, deliver: (o) => engine.deliver(o) });
 
 	const ctx: ApiContext = {
 		get data() {
 			return data;
 		},
 		now,
-		messages,
+		accept: (m) => {
+			messages.push(m);
+			statuses.accepted(m);
+		},
 		nextMessageId: () => `wamid.${++messageSeq}`,
 		webhookUrl: () => webhookUrl,
 		deliver: (o) => engine.deliver(o),
@@ -276,10 +288,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			messages.length = 0;
 			messageSeq = 0;
 			faults.clear();
+			statuses.reset();
 			engine.reset();
 		},
 		setWebhookUrl: (u) => {
 			webhookUrl = u || undefined;
+		},
+		setStatuses: (plan, phone) => statuses.set(plan === null ? null : checkStatusPlan(plan), phone),
+		get statusPlans() {
+			return statuses.plans;
+		},
+		reportStatus: (messageId, status) => {
+			const m = messages.find((x) => x.message_id === messageId);
+			if (!m) throw new Error(`No message ${messageId}.`);
+			return statuses.report(m, status);
 		},
 		verifyWebhook: (u) => engine.verify(u),
 		deliver: (o) => engine.deliver(withCreatedOrder(o)),
@@ -287,6 +309,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 			engine.deliver({ event: 'message.received', url: m.url, data: customerMessageData(m, `wamid.in.${++inboundSeq}`, new Date(now()).toISOString()) }),
 		stop: async () => {
 			stopping.abort();
+			statuses.close();
 			await engine.close();
 			await new Promise<void>((resolve) => {
 				server.close(() => resolve());

@@ -2,6 +2,7 @@
 import type { ParsedMultipart, SentMessage } from './api';
 import type { FaultSpec } from './faults';
 import type { Order } from './seed';
+import type { MessageStatus, StatusPlan } from './statuses';
 import type { CustomerMessage, Delivery, DeliverOptions, VerifyResult } from './webhooks';
 
 export interface SandboxCredentials {
@@ -42,6 +43,11 @@ export interface Sandbox {
 	clearFaults(): void;
 	reset(): void;
 	setWebhookUrl(url: string | undefined): void;
+	/** The status plan for later messages; with a phone, for later messages to it only (null removes that). */
+	setStatuses(plan: StatusPlan | null, phone?: string): void;
+	readonly statusPlans: { schedule: StatusPlan; phones: Record<string, StatusPlan> };
+	/** Records `status` on the message and delivers its `message.status.updated` now, in any order, any number of times. */
+	reportStatus(messageId: string, status: MessageStatus): Delivery | undefined;
 	verifyWebhook(url?: string): Promise<VerifyResult>;
 	deliver(opts: DeliverOptions): Delivery;
 	/** Plays the customer: delivers a signed `message.received` from `from` (the sender number by default as `to`). */
