@@ -2,7 +2,7 @@
  * Version matrix smoke: the e2e suite's smoke checks (the package loads, one action, genuine and forged
  * deliveries, chat replies, …) for every run in versions.ts's SMOKE_RUNS: the other n8n versions, and the
  * default version under the expression-engine setting the docs recommend. The full suite runs on the default
- * version with n8n's defaults in `npm run test:e2e`. VERSIONS_LANES=2 runs two at a time, each on its own ports,
+ * version with n8n's defaults in `npm run test:e2e`. Two runs at a time (VERSIONS_LANES), each on its own ports,
  * folder and sandbox; every line names its run. npm run test:versions
  */
 import { createReporter, runSuite } from './lib/report';
@@ -11,11 +11,10 @@ import { SMOKE_RUNS } from '../../tools/n8n/versions';
 import { e2eSuite } from './run';
 
 /**
- * How many runs side by side (VERSIONS_LANES): two save minutes, as much of a run is waiting (n8n's start, imports,
- * polling). Default 1 until a two-lane run passes: in the first (docs/results/2026-11-28-versions-lanes.txt) the
- * 2.41.1 run's Limit Wait Time question came back crashed after its restarts, not yet explained.
+ * How many runs side by side (VERSIONS_LANES, default 2; 1: one after another): two save minutes, as much of a run
+ * is waiting (n8n's start, imports, polling). docs/results/2026-11-28-versions-lanes-2.txt.
  */
-const LANES = Math.max(1, Number(process.env.VERSIONS_LANES ?? 1) || 1);
+const LANES = Math.max(1, Number(process.env.VERSIONS_LANES ?? 2) || 1);
 
 async function main(): Promise<number> {
 	installCleanupHandlers();
