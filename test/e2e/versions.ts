@@ -6,6 +6,7 @@
  * folder and sandbox; every line names its run. npm run test:versions
  */
 import { createReporter, runSuite } from './lib/report';
+import { inLanes, lanesFromEnv } from '../../tools/n8n/lanes';
 import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { SMOKE_RUNS } from '../../tools/n8n/versions';
 import { e2eSuite } from './run';
@@ -14,25 +15,18 @@ import { e2eSuite } from './run';
  * How many runs side by side (VERSIONS_LANES, default 2; 1: one after another): two save minutes, as much of a run
  * is waiting (n8n's start, imports, polling). docs/results/2026-11-28-versions-lanes-2.txt.
  */
-const LANES = Math.max(1, Number(process.env.VERSIONS_LANES ?? 2) || 1);
+const LANES = lanesFromEnv('VERSIONS_LANES', 2);
 
 async function main(): Promise<number> {
 	installCleanupHandlers();
 	// One reporter per run: each run's logs stay when that run failed.
 	const reports = SMOKE_RUNS.map(() => createReporter());
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: Math.min(LANES, SMOKE_RUNS.length) }, async () => {
-			while (next < SMOKE_RUNS.length) {
-				const i = next++;
-				const { version, label, setting } = SMOKE_RUNS[i];
-				const started = Date.now();
-				process.stdout.write(`# n8n ${label} (smoke)\n`);
-				await e2eSuite({ report: reports[i], n8nVersion: version, setting, smoke: true, prefix: `n8n ${label}: ` });
-				process.stdout.write(`# n8n ${label}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-			}
-		}),
-	);
+	await inLanes(SMOKE_RUNS, LANES, async ({ version, label, setting }, i) => {
+		const started = Date.now();
+		process.stdout.write(`# n8n ${label} (smoke)\n`);
+		await e2eSuite({ report: reports[i], n8nVersion: version, setting, smoke: true, prefix: `n8n ${label}: ` });
+		process.stdout.write(`# n8n ${label}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+	});
 	await stopAll();
 	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
 	const failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
