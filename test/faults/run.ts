@@ -4,15 +4,15 @@
  * process, SQLite), and on 2.41.1 in queue mode (PostgreSQL, Redis; requests go to one webhook process),
  * all under n8n's defaults; and the trigger's kills once more on 2.41.1 regular under the expression-engine
  * setting the docs recommend:
- * - burst: 100 distinct signed events, 8 at a time, the process killed (SIGKILL, as the OOM killer or
- *   `docker kill`; SIGTERM, n8n's graceful shutdown) right after the 50th 2xx answer, restarted, the
+ * - burst: distinct signed events, 8 at a time, the process killed (SIGKILL, as the OOM killer or `docker kill`;
+ *   SIGTERM, n8n's graceful shutdown) right after the Nth 2xx answer (burstSize in burst.ts), restarted, the
  *   unanswered events re-sent as the service retries; for the trigger at default settings (both kills), and
  *   under SIGKILL also with Allow Duplicate Deliveries and n8n's Webhook node ("Respond: Immediately") as the
  *   reference, never failed: it shows the loss n8n itself has on a version; and a stall of the trigger at default
- *   settings: the process stopped (SIGSTOP) after the 50th 2xx for longer than the service waits for an
+ *   settings: the process stopped (SIGSTOP) after the Nth 2xx for longer than the service waits for an
  *   answer, then continued (SIGCONT), no restart, a sender that gave up re-sending at once (the retry waits in
  *   n8n's connection queue behind the first copy); every event must then run exactly once;
- * - sharing (docs/sharing.md): the same kills (SIGKILL, SIGTERM) and bursts, sent to a sharing trigger's URL
+ * - sharing (docs/sharing.md): the same kills (SIGKILL, SIGTERM), sent to a sharing trigger's URL
  *   with two workflows receiving through it: every event answered 2xx must run in each of the three;
  * - network: the first sender hangs up (0 ms, mid-body, after the body), resets, or sends slowly; the
  *   retry must be answered 2xx within seconds and the event run once;
@@ -37,7 +37,7 @@ import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
-import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
+import { burstAndKill, burstAndStall, burstSize, CONCURRENCY, type Disruption, type Figures, type Kill } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
@@ -287,6 +287,7 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					reader: r.stack.n8n,
 					workflows,
 					path: receiver.path,
+					size: burstSize(kill, receiver.receivingThrough !== undefined),
 					secret: r.stack.sandbox.credentials.webhookSecret,
 					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
 					log: (line: string) => r.log(`${kill}, ${receiver.title}: ${line}`),
@@ -424,7 +425,8 @@ async function main(): Promise<number> {
 	const { dir } = logs;
 	const all = DEPLOYMENTS.flatMap(caseNames);
 	const chosen = all.filter(selected);
-	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer`);
+	const size = (kill: Disruption, sharing: boolean) => `${burstSize(kill, sharing).events} after the ${burstSize(kill, sharing).killAfter}th`;
+	log(`${chosen.length} of ${all.length} cases; bursts of events ${CONCURRENCY} at a time, the disruption right after the Nth 2xx answer: SIGKILL and SIGSTOP ${size('SIGKILL', false)}, SIGTERM ${size('SIGTERM', false)} (to the sharing trigger ${size('SIGTERM', true)})`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
 	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));
