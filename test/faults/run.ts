@@ -37,7 +37,7 @@ import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
-import { burstAndKill, burstAndStall, burstSize, CONCURRENCY, type Disruption, type Figures, type Kill } from './burst';
+import { burstAndKill, burstAndStall, type BurstSize, burstSize, CONCURRENCY, type Disruption, type Figures, type Kill } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
@@ -425,8 +425,8 @@ async function main(): Promise<number> {
 	const { dir } = logs;
 	const all = DEPLOYMENTS.flatMap(caseNames);
 	const chosen = all.filter(selected);
-	const size = (kill: Disruption, sharing: boolean) => `${burstSize(kill, sharing).events} after the ${burstSize(kill, sharing).killAfter}th`;
-	log(`${chosen.length} of ${all.length} cases; bursts of events ${CONCURRENCY} at a time, the disruption right after the Nth 2xx answer: SIGKILL and SIGSTOP ${size('SIGKILL', false)}, SIGTERM ${size('SIGTERM', false)} (to the sharing trigger ${size('SIGTERM', true)})`);
+	const size = (s: BurstSize) => `${s.events} after the ${s.killAfter}th`;
+	log(`${chosen.length} of ${all.length} cases; bursts of events ${CONCURRENCY} at a time, the disruption right after the Nth 2xx answer: SIGKILL and SIGSTOP ${size(burstSize('SIGKILL', false))}, SIGTERM ${size(burstSize('SIGTERM', false))} (to the sharing trigger ${size(burstSize('SIGTERM', true))})`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
 	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));
