@@ -26,8 +26,10 @@ export interface BurstSize {
  * in flight at that moment, so a loss shows however long the burst ran before it: the trigger broken to answer
  * before its run exists lost events in these rounds, and broken to take a copy as new ran events twice in the
  * stalls (docs/evidence/2026-11-28-issue-50-bursts/). SIGTERM: n8n answers on through its graceful shutdown (up
- * to 30 s), so the burst has to outlast that for events to be refused and re-sent after the restart: 400 after
- * the 200th, and half of that to a sharing trigger, whose events run three times each.
+ * to 30 s); at 100 events the whole burst ended inside it and nothing was refused and re-sent after the restart,
+ * so these rounds keep their size from before: 400 after the 200th, half of that to a sharing trigger (its events
+ * run three times each). Nothing checks that some are re-sent: under the recommended expression setting n8n
+ * takes all 400 before it exits.
  */
 export function burstSize(kill: Disruption, sharing: boolean): BurstSize {
 	if (kill !== 'SIGTERM') return { events: 100, killAfter: 50 };
