@@ -22,7 +22,8 @@ if [ "$quick" != --quick ]; then
 fi
 step "lint (n8n-node lint)" npm run --silent lint
 step "type check" npm run --silent typecheck
-step "unit and workflow tests (jest)" npx jest --ci
+# One worker per core: jest's default leaves one core idle (on CI's 2 cores, one worker), and its tests mostly wait on sockets and timers.
+step "unit and workflow tests (jest)" npx jest --ci --maxWorkers=100%
 if [ "$quick" = --quick ]; then exit 0; fi
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
