@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
 import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
@@ -27,12 +27,14 @@ export interface TriggerStandIn {
 	trigger: TriggerHarness;
 	/** What the trigger answered, per request to its waits webhook. */
 	answers: WebhookOutcome[];
+	/** What the trigger answered, per event the service delivered to its Production URL (`<url>/webhook/service`). */
+	events: WebhookOutcome[];
 	/** Requests that reached a resume address. */
 	resumes: ResumeCall[];
 	/** How the resume address answers (default 200 `{"outcome":"resumed"}`, then 409 to n8n's probe). */
 	answerResume: (call: ResumeCall) => { status: number; body: unknown };
-	/** Turns the trigger off (n8n then answers 404), or gives it other credentials. */
-	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject }): void;
+	/** Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data kept). */
+	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters }): void;
 	stop(): Promise<void>;
 }
 
@@ -49,6 +51,8 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	let active = true;
 	let trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow' });
 	const answers: WebhookOutcome[] = [];
+	const events: WebhookOutcome[] = [];
+	let parameters: INodeParameters = { resumeWaitingRuns: true };
 	const resumes: ResumeCall[] = [];
 	let resumed = false;
 	const standIn: TriggerStandIn = {
@@ -57,6 +61,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 			return trigger;
 		},
 		answers,
+		events,
 		resumes,
 		answerResume: (call) => {
 			if (call.method === 'GET') return resumed ? { status: 409, body: { message: 'running already' } } : { status: 200, body: { outcome: 'waiting' } };
@@ -65,9 +70,11 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		},
 		set(options) {
 			if (options.active !== undefined) active = options.active;
-			if (options.credentials) {
+			if (options.credentials || options.parameters) {
 				forgetWebhookSecrets();
-				trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials: options.credentials, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
+				parameters = { ...parameters, ...options.parameters };
+				credentials = options.credentials ?? credentials;
+				trigger = new TriggerHarness({ parameters, credentials, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
 			}
 		},
 		stop: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
@@ -79,6 +86,12 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 			if (path === `/webhook/${WAITS_PATH}` && req.method === 'POST' && active) {
 				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body, path });
 				answers.push(outcome);
+				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
+				return;
+			}
+			if (path === '/webhook/service' && req.method === 'POST' && active) {
+				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body });
+				events.push(outcome);
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;
 			}
