@@ -213,3 +213,59 @@ test('Test Mode Send to Test Recipient: the run waits for the test recipient’s
 	expect(await report(ids()[0], 'read')).toBe(200);
 	expect((await resumeWith(run, posted()[0])).resumedWith).toMatchObject({ reached: true, send: { intendedRecipient: PHONE } });
 });
+
+describe('every send waits the same way', () => {
+	test('Send Text from a template: the output keeps the template and the text sent', async () => {
+		const { ORDER_CONFIRMATION_TEMPLATE_ID } = await import('../../tools/sandbox/seed');
+		const run = await send({
+			textSource: 'template',
+			templateId: { __rl: true, mode: 'id', value: String(ORDER_CONFIRMATION_TEMPLATE_ID) },
+			placeholderValues: { mappingMode: 'defineBelow', value: { 'Body {{1}}': 'ORD-7' } },
+		});
+		expect(run.run.status).toBe('waiting');
+		expect(await report(ids()[0], 'read')).toBe(200);
+		expect((await resumeWith(run, posted()[0])).resumedWith).toMatchObject({ reached: true, send: { template: { name: 'order_confirmation' }, body: expect.stringContaining('ORD-7') } });
+	});
+
+	test('Send Media', async () => {
+		const pdf = { data: { data: Buffer.from('%PDF-1.4 x').toString('base64'), mimeType: 'application/pdf', fileName: 'invoice.pdf' } };
+		const run = await send({ operation: 'sendMedia', mediaType: 'document', binaryPropertyName: 'data' }, { input: [{ json: {}, binary: pdf }] });
+		expect([run.error?.message, run.run.status]).toEqual([undefined, 'waiting']);
+		expect(sandbox.messages.map((m) => m.kind)).toEqual(['media']);
+		expect(await report(ids()[0], 'read')).toBe(200);
+		expect((await resumeWith(run, posted()[0])).resumedWith).toMatchObject({ message_id: ids()[0], reached: true });
+	});
+
+	test('not on an AI agent’s tool (its call would wait): the field is not offered and the tool does not wait', async () => {
+		const run = await send({ allowedRecipients: '*' }, { asAiTool: true });
+		expect([run.error?.message, run.run.status]).toEqual([undefined, 'success']);
+		expect(standIn.answers).toEqual([]);
+	});
+});
+
+describe('when the run cannot take the summary', () => {
+	test('the run does not wait yet (n8n answers 409 just after the watch): 503, the wait kept, and the status again resumes the run', async () => {
+		const run = await send();
+		const answerResume = standIn.answerResume;
+		standIn.answerResume = () => ({ status: 409, body: { message: 'The execution is running already' } });
+		expect(await report(ids()[0], 'read')).toBe(503);
+		standIn.answerResume = answerResume;
+		expect(await report(ids()[0], 'read')).toBe(200);
+		expect(posted()).toHaveLength(2);
+		expect((await resumeWith(run, posted()[1])).body).toEqual({ outcome: 'resumed' });
+	});
+
+	test('n8n fails (500): 503, so the service sends the status again', async () => {
+		await send();
+		standIn.answerResume = () => ({ status: 500, body: { message: 'error' } });
+		expect(await report(ids()[0], 'read')).toBe(503);
+	});
+
+	test('the run is gone (404): the wait ends, and later statuses of its message flow as before', async () => {
+		await send({ ...waitFor('delivered') });
+		standIn.answerResume = () => ({ status: 404, body: { message: 'not found' } });
+		expect(await report(ids()[0], 'delivered')).toBe(200);
+		expect(await report(ids()[0], 'read')).toBe(200);
+		expect(standIn.events.map((e) => e.workflowStarted)).toEqual([false, true]);
+	});
+});
