@@ -228,7 +228,7 @@ describe('every send waits the same way', () => {
 	});
 
 	test('Send Media', async () => {
-		const pdf = { data: { data: Buffer.from('%PDF-1.4 x').toString('base64'), mimeType: 'application/pdf', fileName: 'invoice.pdf' } };
+		const pdf = { data: { data: Buffer.from('%PDF-1.4 x'), mimeType: 'application/pdf', fileName: 'invoice.pdf' } };
 		const run = await send({ operation: 'sendMedia', mediaType: 'document', binaryPropertyName: 'data' }, { input: [{ json: {}, binary: pdf }] });
 		expect([run.error?.message, run.run.status]).toEqual([undefined, 'waiting']);
 		expect(sandbox.messages.map((m) => m.kind)).toEqual(['media']);
