@@ -112,6 +112,7 @@ export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'register'; wait: WaitRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'registerStatusWait'; wait: StatusWaitRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'watch'; watch: StatusWatchRegistration }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'endStatusWait'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'subscribe'; subscription: SubscriptionRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'unsubscribe'; key: string };

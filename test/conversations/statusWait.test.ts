@@ -269,3 +269,20 @@ describe('when the run cannot take the summary', () => {
 		expect(standIn.events.map((e) => e.workflowStarted)).toEqual([false, true]);
 	});
 });
+
+test('nothing sent (every item failed, Continue On Fail): nothing to wait for, the errors go on', async () => {
+	const run = await send({ phone: '12ab' }, { continueOnFail: true });
+	expect(run.run.status).toBe('success');
+	expect(run.items.map((i) => i.json.error)).toEqual(['Recipient Phone: "12ab" is not a phone number']);
+	// The trigger was told, so it keeps no statuses for a wait that never began.
+	expect(standIn.answers.map((a) => Object.keys(a.body as object)[0])).toEqual(['registered', 'saved', 'ended']);
+	const saved = (standIn.trigger.savedStaticData() as Record<string, IDataObject>)['node:Business Messaging Trigger'];
+	expect(Object.values(saved.statusWaits as IDataObject).map((w) => (w as unknown[])[4])).toEqual([expect.any(Number)]);
+	expect(Object.values(saved.statusWaits as IDataObject).map((w) => (w as unknown[])[4])).not.toEqual([0]);
+});
+
+test('the send stops on a failed item: the error, and the trigger told that nothing is waited for', async () => {
+	const run = await send({ phone: '={{ $json.to }}' }, { input: [{ json: { to: '+4915100000001' } }, { json: { to: '12ab' } }] });
+	expect(run.error?.message).toBe('Recipient Phone: "12ab" is not a phone number');
+	expect(standIn.answers.map((a) => Object.keys(a.body as object)[0])).toEqual(['registered', 'saved', 'ended']);
+});

@@ -18,7 +18,7 @@ import * as webhook from './webhook';
 import { operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
 import { RunState } from '../helpers/runState';
 import { type RunItem, sendAndWait, sendEach } from './send';
-import { prepareStatusWait, waitForStatuses } from './statusWait';
+import { endStatusWait, prepareStatusWait, waitForStatuses } from './statusWait';
 import { statusWaitWebhook, waitsForStatusHere } from './statusWaitWebhook';
 
 /** Every operation of the node, by resource and then by the value of its Operation field. */
@@ -90,6 +90,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		// Wait for Status: checked, and registered with the trigger, before anything is sent.
 		const statusWait = await prepareStatusWait(run);
 		const error = await sendEach(run, chosen, items.length, runItem);
+		if (error && statusWait) await endStatusWait(run, statusWait);
 		if (error) throw asNodeError(this, error);
 		if (statusWait) return await waitForStatuses(run, statusWait, outputs.flat());
 	} else {

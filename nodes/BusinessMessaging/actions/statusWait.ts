@@ -12,7 +12,7 @@ import { runsAsAgentTool } from '../helpers/agentLimits';
 import { keepInContext } from '../helpers/nodeContext';
 import type { RunState } from '../helpers/runState';
 import { type TestMode, testModeOf } from '../helpers/testMode';
-import { MESSAGES_SENT, newWaitId, registerConfirmed, type TriggerLink, triggerLink } from '../helpers/triggerLink';
+import { MESSAGES_SENT, newWaitId, registerConfirmed, tellTrigger, type TriggerLink, triggerLink } from '../helpers/triggerLink';
 import { getCredential } from '../transport';
 import { UNIT_OPTIONS, UNITS_MS } from './message/sendAndWait.operation';
 
@@ -68,7 +68,7 @@ export const statusWaitFields: INodeProperties[] = [
 ];
 
 /** The wait as the router carries it from before the send to after it. */
-export interface StatusWait {
+export interface PreparedStatusWait {
 	wanted: MessageStatus;
 	until: Date;
 	testMode: TestMode;
@@ -115,7 +115,7 @@ function untilOf(run: RunState, now: number): Date {
  * Before anything is sent: the fields checked and, unless in a dry run (which sends nothing, so no status
  * comes), the wait registered with the sharing trigger and found saved. Undefined when the run does not wait.
  */
-export async function prepareStatusWait(run: RunState): Promise<StatusWait | undefined> {
+export async function prepareStatusWait(run: RunState): Promise<PreparedStatusWait | undefined> {
 	const wanted = wantedOf(run);
 	if (!wanted) return undefined;
 	const ctx = run.ctx;
@@ -163,7 +163,7 @@ function sentMessage(json: IDataObject): boolean {
  * puts the run to wait. Items that failed are not waited for. The trigger may already have every status (a
  * fast service): the run then goes on at once.
  */
-export async function waitForStatuses(run: RunState, wait: StatusWait, outputs: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
+export async function waitForStatuses(run: RunState, wait: PreparedStatusWait, outputs: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	const ctx = run.ctx;
 	if (!wait.id) {
 		// A dry run sent nothing: no status will come.
@@ -178,7 +178,11 @@ export async function waitForStatuses(run: RunState, wait: StatusWait, outputs: 
 	};
 	const itemsWith = (statuses: Record<string, MessageStatusSummary>) =>
 		kept.items.map(({ item, send }) => ({ json: statusItem(wait.wanted, send, statuses[String(send.message_id)]), pairedItem: { item } }));
-	if (sent.length === 0) return [itemsWith({})];
+	// Nothing went out (every item failed, under Continue On Fail): nothing to wait for, the errors go on.
+	if (sent.length === 0) {
+		await endStatusWait(run, wait);
+		return [outputs];
+	}
 	const watch = { id: newWaitId(), wait: wait.id, messages: sent.map((o) => String(o.json.message_id)) };
 	const { registered, check } = await registerConfirmed(ctx, wait.link!, wait.secret!, { type: WAITS_MESSAGE_TYPE, action: 'watch', watch }, watch.id, {
 		url: wait.url!,
@@ -195,6 +199,19 @@ export async function waitForStatuses(run: RunState, wait: StatusWait, outputs: 
 	await ctx.putExecutionToWait(wait.until);
 	// Shown on the waiting node while it waits: what the run goes on with if the limit passes.
 	return [atLimit];
+}
+
+/**
+ * Tells the trigger that the wait ended before it began (nothing was sent, or the send stopped on an error), so
+ * it stops keeping statuses for it. Only saves work: a failure is logged, the wait ends at its limit anyway.
+ */
+export async function endStatusWait(run: RunState, wait: PreparedStatusWait): Promise<void> {
+	if (!wait.id) return;
+	try {
+		await tellTrigger(run.ctx, wait.url!, wait.secret!, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id });
+	} catch (error) {
+		run.ctx.logger.warn(`Wait for Status: could not tell the trigger that nothing is waited for: ${(error as Error).message}`);
+	}
 }
 
 function itemOf(output: INodeExecutionData): number {

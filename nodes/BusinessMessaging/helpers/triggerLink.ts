@@ -130,6 +130,11 @@ export async function registerConfirmed(
 	}
 }
 
+/** Tells the sharing trigger at `url` once, without confirming: for what only saves it work (a wait that ended early). */
+export async function tellTrigger(ctx: IExecuteFunctions, url: string, secret: string, request: WaitsRequest): Promise<void> {
+	await tell(ctx, url, secret, request);
+}
+
 /** Registers a run's wait for a chat reply (registerConfirmed). */
 export async function registerWait(ctx: IExecuteFunctions, link: TriggerLink, secret: string, wait: WaitRegistration): Promise<TriggerWorkflow> {
 	return (await registerConfirmed(ctx, link, secret, { type: WAITS_MESSAGE_TYPE, action: 'register', wait }, wait.id)).workflow;

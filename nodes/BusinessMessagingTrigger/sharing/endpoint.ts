@@ -135,6 +135,11 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 		book.waits.register(registration);
 		return answer({ registered: true });
 	}
+	if (body.action === 'endStatusWait' && typeof body.id === 'string') {
+		// Nothing was sent after all: statuses need no longer be kept for it.
+		book.waits.done(body.id, 'nothing sent');
+		return answer({ ended: true });
+	}
 	if (body.action === 'watch') {
 		const registration = statusWatchOf(body.watch);
 		if (!registration) return refuse(context, 400, 'invalid status watch');
