@@ -64,6 +64,8 @@ test('one message read: the run waits; the trigger resumes it once the message i
 	expect(posted()).toEqual([]);
 	expect(await report(id, 'read')).toBe(200);
 	expect(posted()).toHaveLength(1);
+	// The read was answered 200 only once n8n held the resumed run (asked again, n8n answered 409 itself).
+	expect(standIn.resumes.map((c) => c.method)).toEqual(['POST', 'GET']);
 	// Statuses of a watched message started no workflow.
 	expect(standIn.events.map((e) => e.workflowStarted)).toEqual([false, false, false]);
 	const outcome = await resumeWith(run, posted()[0]);
