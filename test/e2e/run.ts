@@ -119,6 +119,7 @@ export async function e2eSuite(options: {
 }): Promise<void> {
 	const { report, smoke = false, prefix = '' } = options;
 	const started = Date.now();
+	const say = (line: string) => process.stdout.write(`# ${prefix}${line}\n`);
 	const logs = logsFolder('e2e', say);
 	const { dir } = logs;
 	const failedBefore = report.totals().failed;
@@ -138,7 +139,7 @@ export async function e2eSuite(options: {
 			env: options.setting?.env,
 			owner: OWNER,
 			timeScale: TIME_SCALE,
-			log: (line) => process.stdout.write(`# ${prefix}${line}\n`),
+			log: say,
 			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT }, [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
 			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
 			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
@@ -207,7 +208,7 @@ export async function e2eSuite(options: {
 		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
 		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
-		await finish(report, logs, started, failedBefore, stack, model);
+		await finish(report, logs, say, started, failedBefore, stack, model);
 		return;
 	}
 
@@ -225,22 +226,22 @@ export async function e2eSuite(options: {
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
 		...(hasHitlTool(stack.n8n, smoke) ? hitlChecks(stack, model) : []),
 		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID, stack.workflows.find((w) => w.name === SHARING_WORKFLOW)!.id) : []),
-		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID, (line) => process.stdout.write(`# ${prefix}${line}\n`))),
+		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID, say)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
 		// Started here, not first: the example's no-reply branch sends a message when n8n ends the wait (within
 		// a minute of its limit), which the checks above, counting what the sandbox got, must not see.
 		exampleChecks[0],
 		...chatChecks.slice(1, -1),
 		exampleChecks[1],
-		conversationRestartCheck(stack, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
-		conversationStallCheck(stack, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
+		conversationRestartCheck(stack, say),
+		conversationStallCheck(stack, say),
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
 		exampleChecks[2],
 		// Before the sharing checks: they then run on the state the earlier build left.
-		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, (line) => process.stdout.write(`# ${prefix}${line}\n`)),
+		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, say),
 		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.
-		...sharingChecks(stack, { deliverTo: [stack.n8n], webhookUrl: `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, log: (line) => process.stdout.write(`# ${prefix}${line}\n`) }),
+		...sharingChecks(stack, { deliverTo: [stack.n8n], webhookUrl: `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, log: say }),
 	];
 	for (const check of checks) await runCheck(check);
 
@@ -258,12 +259,13 @@ export async function e2eSuite(options: {
 			}
 		},
 	});
-	await finish(report, logs, started, failedBefore, stack, model);
+	await finish(report, logs, say, started, failedBefore, stack, model);
 }
 
 async function finish(
 	report: ReturnType<typeof createReporter>,
 	logs: ReturnType<typeof logsFolder>,
+	say: (line: string) => void,
 	started: number,
 	failedBefore: number,
 	stack?: Stack,
@@ -273,17 +275,15 @@ async function finish(
 	await model?.stop();
 	// What n8n sent the model, tool results included: for reading when a check fails (kept with the logs).
 	if (model) writeFileSync(join(logs.dir, 'model-requests.json'), JSON.stringify(model.requests, null, 1));
-	await stopAll();
 	if (stack) say(timingsLine(stack.timings, started));
 	logs.close(report.totals().failed > failedBefore);
 }
-
-const say = (line: string) => process.stdout.write(`# ${line}\n`);
 
 async function main(): Promise<number> {
 	const report = createReporter();
 	process.stdout.write(`# n8n ${N8N_VERSION}${process.env.E2E_SMOKE ? ' (smoke)' : ''}\n`);
 	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE) });
+	await stopAll();
 	const { passed, failed } = report.totals();
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;

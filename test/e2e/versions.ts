@@ -2,23 +2,34 @@
  * Version matrix smoke: the e2e suite's smoke checks (the package loads, one action, genuine and forged
  * deliveries, chat replies, …) for every run in versions.ts's SMOKE_RUNS: the other n8n versions, and the
  * default version under the expression-engine setting the docs recommend. The full suite runs on the default
- * version with n8n's defaults in `npm run test:e2e`. npm run test:versions
+ * version with n8n's defaults in `npm run test:e2e`. Two runs at a time (VERSIONS_LANES), each on its own ports,
+ * folder and sandbox; every line names its run. npm run test:versions
  */
 import { createReporter, runSuite } from './lib/report';
-import { installCleanupHandlers } from '../../tools/n8n/proc';
+import { inLanes, lanesFromEnv } from '../../tools/n8n/lanes';
+import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { SMOKE_RUNS } from '../../tools/n8n/versions';
 import { e2eSuite } from './run';
 
+/**
+ * How many runs side by side (VERSIONS_LANES, default 2; 1: one after another): two save minutes, as much of a run
+ * is waiting (n8n's start, imports, polling). docs/results/2026-11-28-versions-lanes-2.txt.
+ */
+const LANES = lanesFromEnv('VERSIONS_LANES', 2);
+
 async function main(): Promise<number> {
 	installCleanupHandlers();
-	const report = createReporter();
-	for (const { version, label, setting } of SMOKE_RUNS) {
+	// One reporter per run: each run's logs stay when that run failed.
+	const reports = SMOKE_RUNS.map(() => createReporter());
+	await inLanes(SMOKE_RUNS, LANES, async ({ version, label, setting }, i) => {
 		const started = Date.now();
 		process.stdout.write(`# n8n ${label} (smoke)\n`);
-		await e2eSuite({ report, n8nVersion: version, setting, smoke: true, prefix: `n8n ${label}: ` });
+		await e2eSuite({ report: reports[i], n8nVersion: version, setting, smoke: true, prefix: `n8n ${label}: ` });
 		process.stdout.write(`# n8n ${label}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-	}
-	const { passed, failed } = report.totals();
+	});
+	await stopAll();
+	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
+	const failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;
 }

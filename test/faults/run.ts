@@ -26,6 +26,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { latestExecutionId } from '../../bench/lib/n8n-runs';
 import type { N8n, N8nCommand } from '../../tools/n8n/n8n';
+import { inLanes, lanesFromEnv } from '../../tools/n8n/lanes';
 import { logsFolder } from '../../tools/n8n/logs';
 import { formatElapsed, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack } from '../../tools/n8n/queue-stack';
@@ -368,7 +369,7 @@ async function startDeployment(d: Deployment, dir: string, log: (line: string) =
 }
 
 /** How many deployments run side by side (FAULTS_LANES, default 2): each n8n's work on a burst is bound by its one main thread. */
-const LANES = Math.max(1, Number(process.env.FAULTS_LANES ?? 2) || 1);
+const LANES = lanesFromEnv('FAULTS_LANES', 2);
 
 /**
  * The deployments in groups that run in one lane, one after another: a deployment that takes over the one
@@ -434,12 +435,7 @@ async function main(): Promise<number> {
 	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));
 	const lanes = Math.min(LANES, groups.length);
 	if (lanes > 1) log(`${lanes} deployments at a time (FAULTS_LANES=${LANES}): ${groups.map((g) => g.map(deploymentLabel).join(' → ')).join('; ')}`);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: lanes }, async () => {
-			while (next < groups.length) await runGroup(groups[next++], report, dir, log);
-		}),
-	);
+	await inLanes(groups, lanes, async (group) => await runGroup(group, report, dir, log));
 
 	await stopAll();
 	report.check(`the suite ran cases: ${report.cases()} of ${chosen.length} chosen`, report.cases() > 0 && report.cases() === chosen.length);

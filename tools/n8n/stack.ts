@@ -71,9 +71,9 @@ export function timingsLine(timings: Record<string, number>, started: number): s
 let packed: Promise<string> | undefined;
 /**
  * The package built and packed once per process: the sources do not change while a suite runs, and a suite
- * that starts several stacks one after another (queue mode's two passes, the smoke runs, the fault suite's
- * deployments) installs the same tarball in each. It lives outside every stack's folder, which a passing
- * stack deletes, and goes when the process exits.
+ * that starts several stacks (queue mode's two passes, the smoke runs, the fault suite's deployments, side by
+ * side or one after another) installs the same tarball in each; stacks starting together wait for one build.
+ * It lives outside every stack's folder, which a passing stack deletes, and goes when the process exits.
  */
 export function packedPackage(log: (line: string) => void): Promise<string> {
 	packed ??= (async () => {

@@ -576,13 +576,18 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problem(`was never answered 2xx (run ${run.status}, reply ${where})`);
 				}
 				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${acknowledged.size} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+				if (kill === 'SIGKILL') {
+					// The unanswered run's limit passes after the first restart. Its end is awaited here, before the
+					// second round, so the limit never falls inside the SIGTERM restart on a slow machine: a run n8n resumes
+					// at its limit just as it stops is crashed on any wait, which is not what this check is about.
+					const timedOut = await settledRun(n8n, unanswered, 200_000);
+					assertEqual([timedOut.status, askOutput(timedOut).replied], ['success', false], 'the unanswered question’s run after its limit passed across a restart (status, replied)');
+				}
 			}
 			assertEqual(problems, [], 'replies answered 2xx but not in their runs, or lost');
 			assertEqual(await status(n8n, survivor), 'waiting', 'the survivor after two restarts');
 			await customerWrites(stack, survivor.phone, 'after the restarts');
 			assertEqual((askOutput(await settledRun(n8n, survivor)).reply as Record<string, unknown>).body, 'after the restarts', 'the survivor’s reply');
-			const timedOut = await settledRun(n8n, unanswered, 200_000);
-			assertEqual([timedOut.status, askOutput(timedOut).replied], ['success', false], 'the unanswered question’s run after its limit passed across a restart (status, replied)');
 		},
 	};
 }

@@ -6,7 +6,7 @@
  * a test sees exactly what n8n gave the model, tool results included.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../../tools/n8n/proc';
 
 export interface ChatMessage {
 	role: string;
@@ -51,8 +51,10 @@ export class ScriptedModel {
 
 	async start(): Promise<void> {
 		this.server = createServer((req, res) => void this.handle(req, res));
-		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
+		// From freePort, not port 0: the system could offer a port handed out to another run's n8n, not yet bound.
+		const port = await freePort();
+		await new Promise<void>((resolve, reject) => this.server!.once('error', reject).listen(port, '127.0.0.1', resolve));
+		this.url = `http://127.0.0.1:${port}/v1`;
 	}
 
 	async stop(): Promise<void> {
