@@ -49,7 +49,8 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	forgetRegistrations();
 	forgetWebhookSecrets();
 	let active = true;
-	let trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow' });
+	// Made once the server listens: the trigger also calls its own waits webhook (a status wait's recount).
+	let trigger!: TriggerHarness;
 	const answers: WebhookOutcome[] = [];
 	const events: WebhookOutcome[] = [];
 	let parameters: INodeParameters = { resumeWaitingRuns: true };
@@ -74,7 +75,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 				forgetWebhookSecrets();
 				parameters = { ...parameters, ...options.parameters };
 				credentials = options.credentials ?? credentials;
-				trigger = new TriggerHarness({ parameters, credentials, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
+				trigger = new TriggerHarness({ parameters, credentials, workflowId: 'trigger-workflow', baseUrl: standIn.url, staticData: trigger.savedStaticData() });
 			}
 		},
 		stop: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
@@ -107,5 +108,6 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow', baseUrl: standIn.url });
 	return standIn;
 }
