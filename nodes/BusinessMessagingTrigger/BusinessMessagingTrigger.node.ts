@@ -210,7 +210,18 @@ async function handOn(
 	// A status of a message a run waits for (a send's Wait for Status) goes into its tally, the same way.
 	const status = await handOverStatus(context, delivery);
 	if ('answer' in status) {
-		settle(status.answer.status === 200);
+		const { confirm } = status;
+		if (!confirm || status.answer.status !== 200) {
+			settle(status.answer.status === 200);
+		} else {
+			// n8n saves the static data, then sends its answer (live-webhooks.js): taken over, confirmed, answered.
+			takeOverAnswer(context.getResponseObject(), async (n8n) => {
+				const saved = n8n.status >= 200 && n8n.status < 300;
+				const final = saved ? await confirm().catch((error: Error) => ({ status: 500, body: { error: `internal error: ${error.message}` } })) : runStarted(n8n);
+				settle(final.status === 200);
+				return final;
+			});
+		}
 		return answer(context, status.answer.status, status.answer.body);
 	}
 	const extra = { ...reply.extra, ...status.extra };

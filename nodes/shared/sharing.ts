@@ -107,12 +107,20 @@ export interface StatusSummary {
 }
 export const STATUS_SUMMARY_TYPE = 'business-messaging.status-summary';
 
+/**
+ * How long whoever saved something in the sharing trigger's static data waits before it reads the saved copy
+ * again: a request of the trigger that loaded static data before the save, and saves after it, drops it (n8n:
+ * last write wins); such a request ends well within this time.
+ */
+export const CONFIRM_AFTER_MS = 1000;
+
 /** The requests to the sharing trigger, signed like the service's webhooks with the Webhook Secret. */
 export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'register'; wait: WaitRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'registerStatusWait'; wait: StatusWaitRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'watch'; watch: StatusWatchRegistration }
-	| { type: typeof WAITS_MESSAGE_TYPE; action: 'endStatusWait'; id: string }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'endStatusWait'; id: string; by?: 'resumed' }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'recount'; id: string; statuses: Record<string, number[]> }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'subscribe'; subscription: SubscriptionRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'unsubscribe'; key: string };

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, type WaitRegistration, type WaitsRequest } from '../../shared/sharing';
+import { CONFIRM_AFTER_MS, WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, type WaitRegistration, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger, findSharingTrigger, sharingProblem, sharingTriggerUrls } from '../../shared/sharingRequest';
 
 /**
@@ -13,12 +13,6 @@ import { askSharingTrigger, findSharingTrigger, sharingProblem, sharingTriggerUr
  * comes before the question is sent, with what to set up and where.
  */
 
-/**
- * How long the asking node waits before it checks that its registration is in the saved copy: a
- * request of the trigger that loaded static data before the registration was saved, and saves it
- * after, drops it (n8n: last write wins); such a request ends well within this time.
- */
-export const CONFIRM_AFTER_MS = 1000;
 const REGISTER_TRIES = 3;
 
 export interface TriggerLink {

@@ -136,9 +136,21 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 		return answer({ registered: true });
 	}
 	if (body.action === 'endStatusWait' && typeof body.id === 'string') {
-		// Nothing was sent after all: statuses need no longer be kept for it.
-		book.waits.done(body.id, 'nothing sent');
+		// Nothing was sent after all, or the trigger resumed the run after its own answer was saved (statusHandOver.ts).
+		const by = body.by === 'resumed' ? 'resumed' : 'nothing sent';
+		const watch = book.watches.of(body.id);
+		book.waits.done(body.id, by);
+		if (watch) book.watches.done(watch.id, by);
 		return answer({ ended: true });
+	}
+	if (body.action === 'recount' && typeof body.id === 'string' && typeof body.statuses === 'object' && body.statuses !== null) {
+		// A request that took in a status and saved it, asking again after a pause: another process's save may have
+		// dropped it (or taken in the other statuses meanwhile). Its count is taken in again and tallied with the saved copy.
+		const watch = book.watches.get(body.id);
+		const wait = watch && book.waits.get(watch.wait);
+		if (!watch || !wait) return answer({ live: false });
+		for (const [id, tally] of Object.entries(body.statuses as IDataObject)) if (watch.messages.includes(id)) book.statuses.merge(id, tally);
+		return answer({ live: true, ...book.tally(watch, wait) });
 	}
 	if (body.action === 'watch') {
 		const registration = statusWatchOf(body.watch);

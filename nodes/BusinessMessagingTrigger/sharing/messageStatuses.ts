@@ -71,7 +71,18 @@ export class MessageStatuses {
 	take(messageId: string, status: unknown, at: number): void {
 		const rank = statusRank(status);
 		if (rank === 0) return;
-		const tally: Tally = [rank, status === 'delivered' ? at : 0, status === 'read' ? at : 0, this.nowMs];
+		this.merge(messageId, [rank, status === 'delivered' ? at : 0, status === 'read' ? at : 0, this.nowMs]);
+	}
+
+	/** The stored tallies of these messages (those known), as another request takes them in (`merge`). */
+	known(messageIds: string[]): Record<string, number[]> {
+		return Object.fromEntries(messageIds.flatMap((id) => (this.tallies.has(id) ? [[id, [...this.tallies.get(id)!]]] : [])));
+	}
+
+	/** Takes in a tally as `known` gives it (another request's count); not one: nothing. */
+	merge(messageId: string, value: unknown): void {
+		const tally = tallyOf(value);
+		if (!tally || statusRank(MESSAGE_STATUSES[tally[0] - 1]) === 0) return;
 		this.tallies.set(messageId, merged(this.tallies.get(messageId), tally));
 		const kept = this.mine.get(messageId);
 		this.mine.set(messageId, { tally: merged(kept?.tally, tally), keepUntil: this.nowMs + PROTECT_MS });

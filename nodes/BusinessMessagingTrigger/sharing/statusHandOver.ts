@@ -1,8 +1,10 @@
-import type { IWebhookFunctions } from 'n8n-workflow';
+import { type IDataObject, type IWebhookFunctions, sleep } from 'n8n-workflow';
 
 import { signatureHeaders } from '../../../credentials/webhookSignature';
-import { STATUS_SUMMARY_TYPE, type StatusSummary } from '../../shared/sharing';
+import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
+import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
+import type { Answer } from '../acknowledgement';
 import { triggerScope } from './endpoint';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { processMemory } from './registry';
@@ -46,7 +48,11 @@ function timeOf(delivery: Delivery, nowMs: number): number {
 	return Number.isFinite(at) ? at : nowMs;
 }
 
-async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number): Promise<HandOver> {
+/**
+ * `again`: a hand-over after the trigger's own answer was saved (confirm): a run that waits no more was resumed by
+ * another process meanwhile, unless the wait is still live at the trigger and the run about to wait.
+ */
+async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number, again = false): Promise<HandOver> {
 	const secret = await webhookSecret(context);
 	const body = Buffer.from(JSON.stringify(summary));
 	const attempt = await oneAtATime(wait.resumeUrl, async () => {
@@ -57,11 +63,13 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 	});
 	if (attempt.outcome === 'resumed') {
 		book.end(wait, watch, 'resumed');
+		// Saved with this request's answer, or, after it, at the waits webhook: a second hand-over then knows.
+		if (again) await ask(context, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: 'resumed' }).catch(() => undefined);
 		return taken(context);
 	}
 	if (attempt.outcome === 'failed') return retry(context, attempt.reason);
 	if (attempt.outcome === 'gone' && attempt.statusCode === 409 && nowMs - watch.registeredAt < ABOUT_TO_WAIT_MS) {
-		return retry(context, 'the run does not wait yet');
+		if (!again || !(await endedElsewhere(context, watch))) return retry(context, 'the run does not wait yet');
 	}
 	// The run waits no more (it ended, or went on at its limit), or the node waits for other messages.
 	book.end(wait, watch, 'not waiting');
@@ -82,10 +90,64 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		const wait = watch && book.waits.get(watch.wait);
 		if (!watch || !wait) return { extra: {} };
 		const { complete, statuses } = book.tally(watch, wait);
-		if (!complete) return taken(context);
-		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
+		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
+		const answer = taken(context);
+		if (!('answer' in answer)) return answer;
+		return { ...answer, confirm: async () => await confirm(context, book, wait, watch) };
 	} finally {
 		book.writeBack();
 	}
+}
+
+/** A signed request of the trigger to its own waits webhook (endpoint.ts), which any process of this n8n takes. */
+async function ask(context: IWebhookFunctions, request: WaitsRequest): Promise<IDataObject> {
+	const url = context.getNodeWebhookUrl('setup');
+	if (!url) throw new Error('the trigger has no waits webhook');
+	const res = await askSharingTrigger(async (options) => await context.helpers.httpRequest(options), url, await webhookSecret(context), request);
+	if (res.statusCode !== 200) throw new Error(`the trigger's waits webhook answered ${res.statusCode}`);
+	return res.answer;
+}
+
+/** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
+async function recount(context: IWebhookFunctions, watch: StatusWatch, statuses: Record<string, number[]>): Promise<{ live: boolean; complete?: boolean; statuses?: Record<string, MessageStatusSummary> } | undefined> {
+	try {
+		const answer = await ask(context, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
+		return { live: answer.live === true, complete: answer.complete === true, statuses: answer.statuses as Record<string, MessageStatusSummary> };
+	} catch (error) {
+		context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
+		return undefined;
+	}
+}
+
+/**
+ * Whether the wait ended at the trigger within a moment: a process that resumed the run after its own answer
+ * was saved ends it there right after (n8n answers 409 both to a second hand-over and to one that comes before
+ * the run waits).
+ */
+async function endedElsewhere(context: IWebhookFunctions, watch: StatusWatch): Promise<boolean> {
+	for (let look = 0; look < 4; look++) {
+		if ((await recount(context, watch, {}))?.live === false) return true;
+		await sleep(CONFIRM_AFTER_MS / 2);
+	}
+	return false;
+}
+
+/**
+ * After n8n saved a status that left its wait incomplete (queue mode): another process may have taken the wait's
+ * other statuses at the same moment, each saving over the other (last write wins), so that neither saw the wait
+ * complete. After CONFIRM_AFTER_MS the trigger has this request's count taken in again and tallied with the saved
+ * copy, by whichever process takes the request, and hands the run over if that is complete; only then is the
+ * service answered (503 when it could not ask: the retry counts again).
+ */
+async function confirm(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<Answer> {
+	await sleep(CONFIRM_AFTER_MS);
+	const counted = await recount(context, watch, book.statuses.known(watch.messages));
+	const handed: HandOver =
+		counted === undefined
+			? retry(context, 'could not count the wait again')
+			: counted.live && counted.complete
+				? await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), true)
+				: taken(context);
+	return 'answer' in handed ? handed.answer : { status: 200, body: { received: true, statusForWaitingRun: true } };
 }
 
