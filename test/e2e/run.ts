@@ -13,6 +13,7 @@ import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
+import { statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
@@ -153,6 +154,7 @@ export async function e2eSuite(options: {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				...conversationWorkflows(credential),
+				...statusWaitWorkflows(credential),
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
@@ -216,10 +218,12 @@ export async function e2eSuite(options: {
 	const waitChecks = sendAndWaitChecks(stack);
 	const chatChecks = conversationChecks(stack);
 	const exampleChecks = orderConfirmationChecks(stack);
+	const statusChecks = statusWaitChecks(stack);
 	const checks: Check[] = [
 		// The timeout waits start first and are checked last: n8n looks for due waits once a minute.
 		waitChecks[0],
 		chatChecks[0],
+		statusChecks[0],
 		...(await runActionChecks(stack, mediaFile)),
 		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
@@ -232,11 +236,13 @@ export async function e2eSuite(options: {
 		// a minute of its limit), which the checks above, counting what the sandbox got, must not see.
 		exampleChecks[0],
 		...chatChecks.slice(1, -1),
+		...statusChecks.slice(1, -1),
 		exampleChecks[1],
 		conversationRestartCheck(stack, say),
 		conversationStallCheck(stack, say),
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
+		...statusChecks.slice(-1),
 		exampleChecks[2],
 		// Before the sharing checks: they then run on the state the earlier build left.
 		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, say),
