@@ -4,16 +4,15 @@
  * to the conversations trigger, the one with Share With Other Workflows on; the trigger keeps the tally and
  * hands the run a signed summary. What a user sees is read from the executions n8n saved.
  */
-import { type ExecutionSummary, type N8n, nodeOutput, underWay } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { CONVERSATION_TRIGGER_HOOK, newCustomer } from './conversations';
+import { AFTER_NODE, CONVERSATION_TRIGGER_HOOK, execution, newCustomer, settledRun, startWorkflow } from './conversations';
 
 const SEND_NODE = 'Send';
-const AFTER_NODE = 'After';
 /** The sandbox runs 60 times faster than the clock (the suite's TIME_SCALE): a schedule's minute is a second. */
 const SCALED_SECOND = 60_000;
 
@@ -49,11 +48,6 @@ interface Sending {
 	resumeUrl: string;
 }
 
-async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
-	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
-	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
-}
-
 /** The status waits the sharing triggers keep, with their watched messages, as n8n saved them. */
 async function statusWaits(stack: Stack): Promise<Array<{ resumeUrl: string; messages: string[] }>> {
 	const sharing = stack.workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_TYPE && n.parameters.resumeWaitingRuns === true));
@@ -74,37 +68,13 @@ async function startSending(stack: Stack, key: string, schedule: { sentMs: numbe
 	const workflow = byKey(stack, key);
 	const phone = newCustomer();
 	await sandbox.setStatuses(schedule, phone);
-	const path = String(workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path);
-	const status = await waitFor(
-		`the webhook of ${workflow.name}`,
-		async () => {
-			const res = await fetch(`${n8n.baseUrl}/webhook/${path}`, { method: 'POST', body: JSON.stringify({ phone }), headers: { 'Content-Type': 'application/json' } });
-			await res.text();
-			return res.status === 404 ? undefined : res.status;
-		},
-		30_000,
-		500,
-	);
-	assertEqual(status, 200, `starting ${workflow.name}`);
+	await startWorkflow(workflow, { phone }, n8n.baseUrl);
 	const message = await waitFor(`the message to ${phone}`, async () => (await sandbox.messages()).find((m) => m.phone === phone), 60_000, 200);
 	// The run is found through the trigger's record of its wait (n8n before 2.41 leaves waiting runs out of its list).
 	const resumeUrl = await waitFor(`the status wait for ${message.message_id}`, async () => (await statusWaits(stack)).find((w) => w.messages.includes(message.message_id))?.resumeUrl || undefined, 30_000, 300);
 	const executionId = /\/webhook-waiting\/([^/]+)\//.exec(resumeUrl)![1];
 	await waitFor(`execution ${executionId} to wait`, async () => ((await execution(n8n, workflow.id, executionId))?.status === 'waiting' ? true : undefined), 60_000, 300);
 	return { workflow, phone, messageId: message.message_id, executionId, resumeUrl };
-}
-
-/** The run once it no longer waits or runs, with the node after the send run. */
-async function settled(n8n: N8n, s: Sending, timeoutMs = 120_000): Promise<ExecutionSummary> {
-	return await waitFor(
-		`execution ${s.executionId} to finish`,
-		async () => {
-			const e = await execution(n8n, s.workflow.id, s.executionId);
-			return e && !underWay(e.status) && nodeOutput(e, AFTER_NODE).length > 0 ? e : undefined;
-		},
-		timeoutMs,
-		300,
-	);
 }
 
 /** The only item the run went on with. */
@@ -151,7 +121,7 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			fn: async () => {
 				await toTrigger(async () => {
 					const s = await startSending(stack, 'Read', { sentMs: 0, deliveredMs: SCALED_SECOND, readMs: 5 * SCALED_SECOND });
-					const run = await settled(n8n, s, 60_000);
+					const run = await settledRun(n8n, s, 60_000);
 					assertEqual(run.status, 'success', 'status of the resumed run');
 					const out = sendOutput(run);
 					const reported = (await sandbox.messages()).find((m) => m.message_id === s.messageId)!.statuses;
@@ -188,7 +158,7 @@ export function statusWaitChecks(stack: Stack): Check[] {
 				assert(direct.status !== 200, `the resume address answered an unsigned summary ${direct.status}`);
 				await stillWaiting(n8n, s, 'the forgeries');
 				await report(s.messageId, 'read');
-				const out = sendOutput(await settled(n8n, s, 60_000));
+				const out = sendOutput(await settledRun(n8n, s, 60_000));
 				assertEqual([out.reached, out.status], [true, 'read'], 'reached, status after the genuine read');
 			},
 		},
@@ -202,7 +172,7 @@ export function statusWaitChecks(stack: Stack): Check[] {
 				await report(s.messageId, 'sent');
 				await stillWaiting(n8n, s, 'delivered, delivered, sent');
 				await report(s.messageId, 'read');
-				const run = await settled(n8n, s, 60_000);
+				const run = await settledRun(n8n, s, 60_000);
 				const out = sendOutput(run);
 				assertEqual([out.reached, out.status, out.deliveredAt], [true, 'read', firstDelivered], 'reached, status, deliveredAt');
 				await report(s.messageId, 'read');
@@ -217,7 +187,7 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			timeoutMs: 240_000,
 			fn: async () => {
 				assert(limited, 'the limited send did not start');
-				const run = await settled(n8n, limited, 200_000);
+				const run = await settledRun(n8n, limited, 200_000);
 				assertEqual(run.status, 'success', 'status');
 				const out = sendOutput(run);
 				assertEqual([out.message_id, out.wanted, out.reached, out.readAt], [limited.messageId, 'read', false, null], 'message_id, wanted, reached, readAt');
