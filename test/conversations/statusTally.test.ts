@@ -49,7 +49,7 @@ test('two overlapping requests, each taking in a status, saved in either order: 
 	}
 });
 
-test('without rule 1 (another process took the other status in) such a save drops it: the open question of queue mode', () => {
+test('without rule 1 (another process took the other status in) such a save drops it: queue mode’s race, which the recount after the pause closes (statusRace.test.ts)', () => {
 	const db = new StaticDataRow();
 	watched(db, ['wamid.1', 'wamid.2']);
 	const stale = db.load();
