@@ -98,10 +98,11 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * (n8n before 2.41 checks their signature only when the node asks) and an answered link opened again (n8n
  * answers it), the credential test's messages (n8n passes on the package's), retry chains (they rest on
  * what n8n copies into a retry), the shipped support bot, chat replies (resumed, forged, across a SIGKILL and a
- * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), no secret leaks.
+ * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), status waits (read resumes,
+ * the limit, a forged status: they rest on n8n's waiting webhook and its wait), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
+	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|the message never read)/;
 
 /** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
