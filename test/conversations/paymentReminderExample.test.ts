@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { ACTION_NODE_TYPE, runAction } from '../helpers/actionNode';
-import { startTriggerStandIn, type TriggerStandIn } from '../helpers/conversation';
+import { reportStatus, useStatusStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { callResumeAddress } from '../helpers/resume';
 import { useSandbox } from '../helpers/useSandbox';
@@ -19,12 +19,7 @@ import type { Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
-let standIn: TriggerStandIn;
-beforeEach(async () => {
-	standIn = await startTriggerStandIn();
-	sandbox.setWebhookUrl(`${standIn.url}/webhook/service`);
-});
-afterEach(async () => await standIn.stop());
+const standIn = useStatusStandIn(() => sandbox);
 
 interface ExampleNode {
 	name: string;
@@ -53,15 +48,10 @@ function branches(): { field: string; onTrue: string[]; onFalse: string[] } {
 	return { field: field ?? `(not a field of the item: ${condition[0].leftValue})`, onTrue, onFalse };
 }
 
-/** The service reports a status of a message; resolves with the trigger's first answer to it. */
-async function report(messageId: string, status: 'sent' | 'delivered' | 'read'): Promise<number | null> {
-	const delivery = sandbox.reportStatus(messageId, status)!;
-	while (delivery.attempts.length === 0 || delivery.attempts[0].status === null) await new Promise((r) => setTimeout(r, 5));
-	return delivery.attempts[0].status;
-}
+const report = async (messageId: string, status: 'sent' | 'delivered' | 'read') => await reportStatus(sandbox, messageId, status);
 
 async function sendReminder(): Promise<RunResult> {
-	const run = await runAction(sandbox, reminder.parameters as INodeParameters, { input: [{ json: { body: posted } }], n8nUrl: standIn.url });
+	const run = await runAction(sandbox, reminder.parameters as INodeParameters, { input: [{ json: { body: posted } }], n8nUrl: standIn().url });
 	expect([run.error?.message, run.run.status]).toEqual([undefined, 'waiting']);
 	return run;
 }
@@ -79,7 +69,7 @@ test('read in time: the run goes on with reached: true, which takes the If’s b
 	expect(message.phone).toBe(posted.phone);
 	expect(message.body).toContain(String(posted.invoice));
 	for (const status of ['sent', 'delivered', 'read'] as const) expect(await report(message.message_id, status)).toBe(200);
-	const [call] = standIn.resumes.filter((c) => c.method === 'POST');
+	const [call] = standIn().resumes.filter((c) => c.method === 'POST');
 	const outcome = await callResumeAddress(sandbox, run, { query: new URL(call.url, 'http://n8n').search.slice(1), headers: call.headers as Record<string, string>, body: call.body });
 	expect(outcome.body).toEqual({ outcome: 'resumed' });
 	const { field, onTrue, onFalse } = branches();
@@ -93,7 +83,7 @@ test('not read by Limit Wait Time (2 hours): n8n passes on reached: false, which
 	expect(Math.abs(run.run.waitTill!.getTime() - Date.now() - 2 * 3_600_000)).toBeLessThan(10_000);
 	// Delivered, never read.
 	expect(await report(sandbox.messages[0].message_id, 'delivered')).toBe(200);
-	expect(standIn.resumes).toEqual([]);
+	expect(standIn().resumes).toEqual([]);
 	const atLimit = run.run.data.executionData!.nodeExecutionStack[0].data.main[0]!.map((i) => i.json);
 	const { field, onFalse } = branches();
 	expect(atLimit.map((item) => item[field])).toEqual([false]);

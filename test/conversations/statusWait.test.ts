@@ -8,7 +8,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
-import { startTriggerStandIn, type ResumeCall, type TriggerStandIn } from '../helpers/conversation';
+import { reportStatus, type ResumeCall, type TriggerStandIn, useStatusStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { callResumeAddress } from '../helpers/resume';
 import { useSandbox } from '../helpers/useSandbox';
@@ -17,12 +17,9 @@ import { SANDBOX_CREDENTIALS, type Sandbox } from '../../tools/sandbox';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
+const standInNow = useStatusStandIn(() => sandbox);
 let standIn: TriggerStandIn;
-beforeEach(async () => {
-	standIn = await startTriggerStandIn();
-	sandbox.setWebhookUrl(`${standIn.url}/webhook/service`);
-});
-afterEach(async () => await standIn.stop());
+beforeEach(() => (standIn = standInNow()));
 
 const PHONE = '+4915112345678';
 const waitFor = (status: string, extra: IDataObject = {}): INodeParameters => ({ waitForStatus: status, statusWaitLimit: 2, statusWaitUnit: 'hours', ...extra });
@@ -35,13 +32,7 @@ async function send(parameters: INodeParameters = {}, options: RunActionOptions 
 	);
 }
 
-/** The service reports a status of a message; resolves once the trigger answered it (or the service gave up). */
-async function report(messageId: string, status: 'sent' | 'delivered' | 'read'): Promise<number | null> {
-	const delivery = sandbox.reportStatus(messageId, status)!;
-	// The sandbox retries after a minute: the first answer is the one that counts here.
-	while (delivery.attempts.length === 0 || delivery.attempts[0].status === null) await new Promise((r) => setTimeout(r, 5));
-	return delivery.attempts[0].status;
-}
+const report = async (messageId: string, status: 'sent' | 'delivered' | 'read') => await reportStatus(sandbox, messageId, status);
 
 const ids = () => sandbox.messages.map((m) => m.message_id);
 const posted = (): ResumeCall[] => standIn.resumes.filter((c) => c.method === 'POST');

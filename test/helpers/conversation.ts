@@ -14,6 +14,7 @@ import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharin
 import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
 import { WAITS_PATH } from '../../nodes/shared/sharing';
 import { TriggerHarness, type WebhookOutcome } from './webhook';
+import type { Sandbox } from '../../tools/sandbox';
 
 export interface ResumeCall {
 	method: string;
@@ -110,4 +111,25 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow', baseUrl: standIn.url });
 	return standIn;
+}
+
+/**
+ * A fresh stand-in for each test of the file, the sandbox's events going to its trigger's Production URL
+ * (`<url>/webhook/service`): for the files that run status waits against it.
+ */
+export function useStatusStandIn(sandbox: () => Sandbox): () => TriggerStandIn {
+	let standIn: TriggerStandIn;
+	beforeEach(async () => {
+		standIn = await startTriggerStandIn();
+		sandbox().setWebhookUrl(`${standIn.url}/webhook/service`);
+	});
+	afterEach(async () => await standIn.stop());
+	return () => standIn;
+}
+
+/** The service reports a status of a message; resolves with the trigger's first answer (the sandbox retries after a minute). */
+export async function reportStatus(sandbox: Sandbox, messageId: string, status: 'sent' | 'delivered' | 'read'): Promise<number | null> {
+	const delivery = sandbox.reportStatus(messageId, status)!;
+	while (delivery.attempts.length === 0 || delivery.attempts[0].status === null) await new Promise((r) => setTimeout(r, 5));
+	return delivery.attempts[0].status;
 }
