@@ -49,10 +49,22 @@ function timeOf(delivery: Delivery, nowMs: number): number {
 }
 
 /**
+ * What a request's confirmation (after n8n saved its answer) needs of the request, read while n8n still runs it:
+ * n8n evaluates the waits webhook's address with an expression isolate it releases once the static data is saved
+ * (live-webhooks.js, `releaseIsolate`; on 1.123.81 the address's path is an expression, "No bridge acquired" after).
+ */
+interface AfterSave {
+	/** The trigger's own waits webhook (undefined: it has none). */
+	url: string | undefined;
+	/** What the request answers when the status is taken. */
+	took: HandOver;
+}
+
+/**
  * `again`: a hand-over after the trigger's own answer was saved (confirm): a run that waits no more was resumed by
  * another process meanwhile, unless the wait is still live at the trigger and the run about to wait.
  */
-async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number, again = false): Promise<HandOver> {
+async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number, again?: AfterSave): Promise<HandOver> {
 	const secret = await webhookSecret(context);
 	const body = Buffer.from(JSON.stringify(summary));
 	const attempt = await oneAtATime(wait.resumeUrl, async () => {
@@ -64,16 +76,16 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 	if (attempt.outcome === 'resumed') {
 		book.end(wait, watch, 'resumed');
 		// Saved with this request's answer, or, after it, at the waits webhook: a second hand-over then knows.
-		if (again) await ask(context, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: 'resumed' }).catch(() => undefined);
-		return taken(context);
+		if (again) await ask(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: 'resumed' }).catch(() => undefined);
+		return again?.took ?? taken(context);
 	}
 	if (attempt.outcome === 'failed') return retry(context, attempt.reason);
 	if (attempt.outcome === 'gone' && attempt.statusCode === 409 && nowMs - watch.registeredAt < ABOUT_TO_WAIT_MS) {
-		if (!again || !(await endedElsewhere(context, watch))) return retry(context, 'the run does not wait yet');
+		if (!again || !(await endedElsewhere(context, again.url, watch))) return retry(context, 'the run does not wait yet');
 	}
 	// The run waits no more (it ended, or went on at its limit), or the node waits for other messages.
 	book.end(wait, watch, 'not waiting');
-	return taken(context);
+	return again?.took ?? taken(context);
 }
 
 export async function handOverStatus(context: IWebhookFunctions, delivery: Delivery): Promise<HandOver> {
@@ -93,15 +105,15 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
 		const answer = taken(context);
 		if (!('answer' in answer)) return answer;
-		return { ...answer, confirm: async () => await confirm(context, book, wait, watch) };
+		const afterSave: AfterSave = { url: context.getNodeWebhookUrl('setup'), took: answer };
+		return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
 	} finally {
 		book.writeBack();
 	}
 }
 
 /** A signed request of the trigger to its own waits webhook (endpoint.ts), which any process of this n8n takes. */
-async function ask(context: IWebhookFunctions, request: WaitsRequest): Promise<IDataObject> {
-	const url = context.getNodeWebhookUrl('setup');
+async function ask(context: IWebhookFunctions, url: string | undefined, request: WaitsRequest): Promise<IDataObject> {
 	if (!url) throw new Error('the trigger has no waits webhook');
 	const res = await askSharingTrigger(async (options) => await context.helpers.httpRequest(options), url, await webhookSecret(context), request);
 	if (res.statusCode !== 200) throw new Error(`the trigger's waits webhook answered ${res.statusCode}`);
@@ -109,9 +121,9 @@ async function ask(context: IWebhookFunctions, request: WaitsRequest): Promise<I
 }
 
 /** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
-async function recount(context: IWebhookFunctions, watch: StatusWatch, statuses: Record<string, number[]>): Promise<{ live: boolean; complete?: boolean; statuses?: Record<string, MessageStatusSummary> } | undefined> {
+async function recount(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch, statuses: Record<string, number[]>): Promise<{ live: boolean; complete?: boolean; statuses?: Record<string, MessageStatusSummary> } | undefined> {
 	try {
-		const answer = await ask(context, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
+		const answer = await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
 		return { live: answer.live === true, complete: answer.complete === true, statuses: answer.statuses as Record<string, MessageStatusSummary> };
 	} catch (error) {
 		context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
@@ -124,9 +136,9 @@ async function recount(context: IWebhookFunctions, watch: StatusWatch, statuses:
  * was saved ends it there right after (n8n answers 409 both to a second hand-over and to one that comes before
  * the run waits).
  */
-async function endedElsewhere(context: IWebhookFunctions, watch: StatusWatch): Promise<boolean> {
+async function endedElsewhere(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch): Promise<boolean> {
 	for (let look = 0; look < 4; look++) {
-		if ((await recount(context, watch, {}))?.live === false) return true;
+		if ((await recount(context, url, watch, {}))?.live === false) return true;
 		await sleep(CONFIRM_AFTER_MS / 2);
 	}
 	return false;
@@ -139,15 +151,15 @@ async function endedElsewhere(context: IWebhookFunctions, watch: StatusWatch): P
  * copy, by whichever process takes the request, and hands the run over if that is complete; only then is the
  * service answered (503 when it could not ask: the retry counts again).
  */
-async function confirm(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<Answer> {
+async function confirm(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<Answer> {
 	await sleep(CONFIRM_AFTER_MS);
-	const counted = await recount(context, watch, book.statuses.known(watch.messages));
+	const counted = await recount(context, afterSave.url, watch, book.statuses.known(watch.messages));
 	const handed: HandOver =
 		counted === undefined
 			? retry(context, 'could not count the wait again')
 			: counted.live && counted.complete
-				? await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), true)
-				: taken(context);
+				? await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave)
+				: afterSave.took;
 	return 'answer' in handed ? handed.answer : { status: 200, body: { received: true, statusForWaitingRun: true } };
 }
 
