@@ -192,6 +192,13 @@ describe('refused before anything is sent, naming the field', () => {
 	});
 });
 
+test('a credential without a Webhook Secret: refused before anything is sent, saying what to fill in', async () => {
+	const run = await send({}, { credentials: { webhookSecret: '' } });
+	expect(run.error?.message).toBe('Webhook Secret (credential): empty');
+	expect(sandbox.messages).toEqual([]);
+	expect(standIn.answers).toEqual([]);
+});
+
 test('Test Mode Dry Run: waits for nothing, registers nothing, and says so in the output', async () => {
 	const run = await send({}, { credentials: { testMode: 'dryRun' } });
 	expect([run.error?.message, run.run.status]).toEqual([undefined, 'success']);
