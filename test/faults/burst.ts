@@ -13,10 +13,28 @@ import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { type Answer, deliver, messageEvent, nowSeconds } from '../queue/deliver';
 import { lookUp, sent } from './lookup';
 
-/** 200 acknowledged before the kill found n8n 2.3.6's loss in every run (issue 30): half of 400. */
-export const EVENTS = 400;
 export const CONCURRENCY = 8;
-export const KILL_AFTER = 200;
+
+/** How many events a round sends, and the 2xx answer its disruption comes right after. */
+export interface BurstSize {
+	events: number;
+	killAfter: number;
+}
+
+/**
+ * SIGKILL and SIGSTOP: 100 events, after the 50th 2xx. What a kill can lose, or a stall run twice, is the events
+ * in flight at that moment, so a loss shows however long the burst ran before it: the trigger broken to answer
+ * before its run exists lost events in these rounds, and broken to take a copy as new ran events twice in the
+ * stalls (docs/evidence/2026-11-28-issue-50-bursts/). SIGTERM: n8n answers on through its graceful shutdown (up
+ * to 30 s); at 100 events the whole burst ended inside it and nothing was refused and re-sent after the restart,
+ * so these rounds keep their size from before: 400 after the 200th, half of that to a sharing trigger (its events
+ * run three times each). Nothing checks that some are re-sent: under the recommended expression setting n8n
+ * takes all 400 before it exits.
+ */
+export function burstSize(kill: Disruption, sharing: boolean): BurstSize {
+	if (kill !== 'SIGTERM') return { events: 100, killAfter: 50 };
+	return sharing ? { events: 200, killAfter: 100 } : { events: 400, killAfter: 200 };
+}
 /** How long a SIGTERMed process gets before the round SIGKILLs it (n8n's own shutdown timeout is 30 s). */
 const SHUTDOWN_WAIT_MS = 60_000;
 /** How long the sender keeps retrying an event after the restart. */
@@ -73,9 +91,7 @@ export interface Round {
 	workflows: Array<{ id: string; name: string }>;
 	/** The receiver's production URL path (`/webhook/…`). */
 	path: string;
-	/** Events in the burst, and the 2xx answer the disruption follows (EVENTS and KILL_AFTER unless given). */
-	events?: number;
-	killAfter?: number;
+	size: BurstSize;
 	secret: string;
 	kill: Disruption;
 	/** Unique per round: part of every event's message id. */
@@ -120,7 +136,7 @@ function lapTimer(): () => string {
 
 /** One round's events: distinct ids, each with its body, registered with the suite's ledger; each workflow's last execution before them. */
 async function roundEvents(r: Round) {
-	const ids = Array.from({ length: r.events ?? EVENTS }, (_, n) => `fault-${r.tag}-${n}`);
+	const ids = Array.from({ length: r.size.events }, (_, n) => `fault-${r.tag}-${n}`);
 	sent(ids);
 	const before = await Promise.all(r.workflows.map(async (w) => await latestExecutionId(r.reader, w.id)));
 	return { ids, bodies: ids.map((id) => messageEvent(id)), before, lap: lapTimer() };
@@ -153,13 +169,12 @@ function serviceRetries(r: Round, events: RoundEvents, timeoutMs?: number) {
 type ServiceRetries = ReturnType<typeof serviceRetries>;
 
 /**
- * The burst: every event sent once, CONCURRENCY at a time; `disrupt` runs right after the KILL_AFTERth
+ * The burst: every event sent once, CONCURRENCY at a time; `disrupt` runs right after the `size.killAfter`th
  * 2xx, and the senders keep going. `afterDisruption(n)` runs for each event not answered 2xx from then on.
  */
 async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeoutMs?: number, afterDisruption?: (n: number) => Promise<void>): Promise<Answer[]> {
 	const url = `${r.target.baseUrl}${r.path}`;
 	const count = events.ids.length;
-	const killAfter = r.killAfter ?? KILL_AFTER;
 	const answers: Answer[] = new Array(count);
 	let acknowledged = 0;
 	let disrupted = false;
@@ -168,7 +183,7 @@ async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeout
 	let sentBefore = 0;
 	await pool(count, CONCURRENCY, async (n) => {
 		answers[n] = await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs);
-		if (is2xx(answers[n]) && ++acknowledged === killAfter && !disrupted) {
+		if (is2xx(answers[n]) && ++acknowledged === r.size.killAfter && !disrupted) {
 			disrupted = true;
 			disruptedAt = Date.now();
 			sentBefore = n + 1;
@@ -177,7 +192,7 @@ async function burst(r: Round, events: RoundEvents, disrupt: () => void, timeout
 		if (disrupted && !is2xx(answers[n])) await afterDisruption?.(n);
 	});
 	if (!disrupted) throw new Error(`only ${acknowledged} of ${count} events were answered 2xx in ${((Date.now() - t0) / 1000).toFixed(1)} s; nothing was ${r.kill === 'SIGSTOP' ? 'stopped' : 'killed'}`);
-	r.log(`burst phases: ${killAfter} answered 2xx (about ${sentBefore} sent) in ${((disruptedAt - t0) / 1000).toFixed(1)} s; the rest of the burst ${((Date.now() - disruptedAt) / 1000).toFixed(1)} s`);
+	r.log(`burst phases: ${r.size.killAfter} answered 2xx (about ${sentBefore} sent) in ${((disruptedAt - t0) / 1000).toFixed(1)} s; the rest of the burst ${((Date.now() - disruptedAt) / 1000).toFixed(1)} s`);
 	return answers;
 }
 
@@ -199,7 +214,7 @@ export async function burstAndKill(r: Round & { kill: Kill }): Promise<Figures> 
 		await exited;
 	}
 	const exitSeconds = (exitedAt - killedAt) / 1000;
-	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; ${r.kill} after the ${r.killAfter ?? KILL_AFTER}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${events.lap()})`);
+	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; ${r.kill} after the ${r.size.killAfter}th; exited ${exitSeconds.toFixed(1)} s later${hung ? ' (hung: SIGKILLed)' : ''} (burst ${events.lap()})`);
 	await r.target.start({ command: r.command });
 	r.log(`restarted in ${events.lap()}`);
 	const service = serviceRetries(r, events);
@@ -227,7 +242,7 @@ export async function burstAndStall(r: Round): Promise<Figures> {
 		DEFAULT_DELIVERY_TIMEOUT_MS,
 		service.retry,
 	).finally(async () => await continued);
-	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; SIGSTOP after the ${r.killAfter ?? KILL_AFTER}th; SIGCONT ${STALL_MS / 1000} s later; ${service.resent.size} re-sent at once meanwhile (burst ${events.lap()})`);
+	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; SIGSTOP after the ${r.size.killAfter}th; SIGCONT ${STALL_MS / 1000} s later; ${service.resent.size} re-sent at once meanwhile (burst ${events.lap()})`);
 	return { ...(await resendAndLookUp(r, events, answers, service)), exitSeconds: 0, hung: false };
 }
 

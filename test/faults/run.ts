@@ -4,15 +4,15 @@
  * process, SQLite), and on 2.41.1 in queue mode (PostgreSQL, Redis; requests go to one webhook process),
  * all under n8n's defaults; and the trigger's kills once more on 2.41.1 regular under the expression-engine
  * setting the docs recommend:
- * - burst: 400 distinct signed events, 8 at a time, the process killed (SIGKILL, as the OOM killer or
- *   `docker kill`; SIGTERM, n8n's graceful shutdown) right after the 200th 2xx answer, restarted, the
+ * - burst: distinct signed events, 8 at a time, the process killed (SIGKILL, as the OOM killer or `docker kill`;
+ *   SIGTERM, n8n's graceful shutdown) right after the Nth 2xx answer (burstSize in burst.ts), restarted, the
  *   unanswered events re-sent as the service retries; for the trigger at default settings (both kills), and
  *   under SIGKILL also with Allow Duplicate Deliveries and n8n's Webhook node ("Respond: Immediately") as the
  *   reference, never failed: it shows the loss n8n itself has on a version; and a stall of the trigger at default
- *   settings: the process stopped (SIGSTOP) after the 200th 2xx for longer than the service waits for an
+ *   settings: the process stopped (SIGSTOP) after the Nth 2xx for longer than the service waits for an
  *   answer, then continued (SIGCONT), no restart, a sender that gave up re-sending at once (the retry waits in
  *   n8n's connection queue behind the first copy); every event must then run exactly once;
- * - sharing (docs/sharing.md): the same kills (SIGKILL, SIGTERM) with a burst of 200 events, kill after the 100th 2xx, sent to a sharing trigger's URL
+ * - sharing (docs/sharing.md): the same kills (SIGKILL, SIGTERM), sent to a sharing trigger's URL
  *   with two workflows receiving through it: every event answered 2xx must run in each of the three;
  * - network: the first sender hangs up (0 ms, mid-body, after the body), resets, or sends slowly; the
  *   retry must be answered 2xx within seconds and the event run once;
@@ -37,11 +37,11 @@ import { createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
-import { burstAndKill, burstAndStall, CONCURRENCY, type Disruption, EVENTS, type Figures, type Kill, KILL_AFTER } from './burst';
+import { burstAndKill, burstAndStall, type BurstSize, burstSize, CONCURRENCY, type Disruption, type Figures, type Kill } from './burst';
 import { ledger, lookUp, registered, sent } from './lookup';
 import { NETWORK_FAULTS, RESEND_ANSWER_MS, runNetworkFault } from './network';
 import { RESTART_EVENTS, RESTART_SEQUENCES, restartWorkflow, runRestartSequences } from './restart';
-import { everyWorkflowReceives, SHARING_EVENTS, SHARING_KILL_AFTER, SHARING_PATH, sharingWorkflows } from './sharing';
+import { everyWorkflowReceives, SHARING_PATH, sharingWorkflows } from './sharing';
 
 const OWNER = { email: 'owner@faults.example.com', password: 'Faults-owner-Passw0rd!', firstName: 'Fault', lastName: 'Owner' };
 const HOOK_PATH = 'fault-webhook-node';
@@ -95,9 +95,6 @@ interface Receiver {
 	reference?: boolean;
 	/** The workflows receiving through this (sharing) trigger: every event runs in each of them too. */
 	receivingThrough?: Workflow[];
-	/** Its bursts' size, when not the suite's (burst.ts). */
-	events?: number;
-	killAfter?: number;
 }
 
 /** The Webhook node first: its figures are shown next to the triggers' in the same deployment. */
@@ -124,7 +121,7 @@ function receivers(credential: CredentialRef): Receiver[] {
 			]),
 			path: triggerProductionPath(hookDuplicates),
 		},
-		{ title: TITLES.sharing, workflow: sharing, path: SHARING_PATH, receivingThrough: receiving, events: SHARING_EVENTS, killAfter: SHARING_KILL_AFTER },
+		{ title: TITLES.sharing, workflow: sharing, path: SHARING_PATH, receivingThrough: receiving },
 	];
 }
 
@@ -289,9 +286,8 @@ async function burstCases(report: Reporter, r: Running): Promise<void> {
 					command: r.command,
 					reader: r.stack.n8n,
 					workflows,
-					events: receiver.events,
-					killAfter: receiver.killAfter,
 					path: receiver.path,
+					size: burstSize(kill, receiver.receivingThrough !== undefined),
 					secret: r.stack.sandbox.credentials.webhookSecret,
 					tag: `${deploymentKey(r.d)}-${kill}-${workflow.id}`.toLowerCase(),
 					log: (line: string) => r.log(`${kill}, ${receiver.title}: ${line}`),
@@ -429,7 +425,8 @@ async function main(): Promise<number> {
 	const { dir } = logs;
 	const all = DEPLOYMENTS.flatMap(caseNames);
 	const chosen = all.filter(selected);
-	log(`${chosen.length} of ${all.length} cases; bursts: ${EVENTS} events, ${CONCURRENCY} at a time, kill right after the ${KILL_AFTER}th 2xx answer (sharing: ${SHARING_EVENTS}, after the ${SHARING_KILL_AFTER}th)`);
+	const size = (s: BurstSize) => `${s.events} after the ${s.killAfter}th`;
+	log(`${chosen.length} of ${all.length} cases; bursts of events ${CONCURRENCY} at a time, the disruption right after the Nth 2xx answer: SIGKILL and SIGSTOP ${size(burstSize('SIGKILL', false))}, SIGTERM ${size(burstSize('SIGTERM', false))} (to the sharing trigger ${size(burstSize('SIGTERM', true))})`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
 	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));

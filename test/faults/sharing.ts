@@ -13,13 +13,6 @@ import { triggerNode } from '../queue/workflows';
 
 const HOOK = webhookIdFor('fault-sharing');
 
-/**
- * The sharing bursts are half the others: each event runs three times and is handed over twice, and the
- * kill comes after the 100th 2xx with 8 events in flight, as after the 200th.
- */
-export const SHARING_EVENTS = 200;
-export const SHARING_KILL_AFTER = 100;
-
 /** Where the service posts: the sharing trigger's production URL. */
 export const SHARING_PATH = triggerProductionPath(HOOK);
 
