@@ -149,14 +149,30 @@ test('the resume address alone resumes nothing: a summary forged or signed with 
 	expect([signedOther.status, signedOther.resumedWith]).toEqual([422, undefined]);
 });
 
-test('limit reached: n8n passes on one item per sent item with reached: false; a failed item is not waited for', async () => {
+test('limit reached: n8n passes on each sent item with reached: false; an item that failed (Continue On Fail) is not waited for and goes on with its error', async () => {
 	const input = [{ json: { to: '+4915100000001' } }, { json: { to: '12ab' } }];
 	const run = await send({ phone: '={{ $json.to }}' }, { input, continueOnFail: true });
 	expect(run.run.status).toBe('waiting');
 	const until = run.run.waitTill!.getTime();
 	expect(Math.abs(until - Date.now() - 2 * 3_600_000)).toBeLessThan(10_000);
-	expect(atLimit(run)).toEqual([{ message_id: ids()[0], wanted: 'read', reached: false, status: null, deliveredAt: null, readAt: null, send: expect.objectContaining({ message_id: ids()[0] }) }]);
-	expect(run.run.data.executionData!.nodeExecutionStack[0].data.main[0]![0].pairedItem).toEqual({ item: 0 });
+	expect(atLimit(run)).toEqual([
+		{ message_id: ids()[0], wanted: 'read', reached: false, status: null, deliveredAt: null, readAt: null, send: expect.objectContaining({ message_id: ids()[0] }) },
+		{ error: expect.stringContaining('Phone'), description: expect.any(String) },
+	]);
+	expect(run.run.data.executionData!.nodeExecutionStack[0].data.main[0]!.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+});
+
+test('resumed with an item that failed (Continue On Fail): the run goes on with the sent item’s statuses and the failed item’s error, in item order', async () => {
+	const input = [{ json: { to: '12ab' } }, { json: { to: '+4915100000001' } }];
+	const run = await send({ phone: '={{ $json.to }}' }, { input, continueOnFail: true });
+	expect(run.run.status).toBe('waiting');
+	expect(await report(ids()[0], 'read')).toBe(200);
+	expect(posted()).toHaveLength(1);
+	const outcome = await resumeWith(run, posted()[0]);
+	expect(outcome.resumedItems).toEqual([
+		{ json: { error: expect.stringContaining('Phone'), description: expect.any(String) }, pairedItem: { item: 0 } },
+		{ json: expect.objectContaining({ message_id: ids()[0], reached: true, status: 'read' }), pairedItem: { item: 1 } },
+	]);
 });
 
 test('statuses nobody waits for flow to the trigger’s workflow as before', async () => {

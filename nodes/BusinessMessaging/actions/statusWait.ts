@@ -85,8 +85,9 @@ export interface KeptStatusWait {
 	id: string;
 	wanted: MessageStatus;
 	askedAt: number;
-	/** Each sent item: its index and its send output. */
-	items: Array<{ item: number; send: IDataObject }>;
+	/** Each output item: its index, its send output, and whether its message is waited for (an item that failed
+	 * under Continue On Fail, or a skipped repeat, goes on as it is). */
+	items: Array<{ item: number; send: IDataObject; waited: boolean }>;
 }
 export const STATUS_WAIT_FIELD = 'statusWait';
 
@@ -152,6 +153,14 @@ export function statusItem(wanted: MessageStatus, send: IDataObject, summary: Me
 	};
 }
 
+/** The output of a status wait: each waited item with what its message reached, every other item as it was. */
+export function statusWaitOutput(kept: KeptStatusWait, statuses: Record<string, MessageStatusSummary>): INodeExecutionData[] {
+	return kept.items.map(({ item, send, waited }) => {
+		const id = String(send.message_id);
+		return { json: waited ? statusItem(kept.wanted, send, Object.hasOwn(statuses, id) ? statuses[id] : undefined) : send, pairedItem: { item } };
+	});
+}
+
 /** Whether an item's output is a message this run sent (not an error under Continue On Fail, nor a skipped repeat). */
 function sentMessage(json: IDataObject): boolean {
 	return typeof json.message_id === 'string' && json.message_id !== '' && json.skipped !== true && json.error === undefined;
@@ -174,10 +183,8 @@ export async function waitForStatuses(run: RunState, wait: PreparedStatusWait, o
 		id: wait.id,
 		wanted: wait.wanted,
 		askedAt: wait.askedAt,
-		items: sent.map((o) => ({ item: itemOf(o), send: o.json })),
+		items: outputs.map((o) => ({ item: itemOf(o), send: o.json, waited: sentMessage(o.json) })),
 	};
-	const itemsWith = (statuses: Record<string, MessageStatusSummary>) =>
-		kept.items.map(({ item, send }) => ({ json: statusItem(wait.wanted, send, statuses[String(send.message_id)]), pairedItem: { item } }));
 	// Nothing went out (every item failed, under Continue On Fail): nothing to wait for, the errors go on.
 	if (sent.length === 0) {
 		await endStatusWait(run, wait);
@@ -192,9 +199,9 @@ export async function waitForStatuses(run: RunState, wait: PreparedStatusWait, o
 	// then, since a resume could not reach a run that does not wait yet. The run goes on at once.
 	const last = registered.complete === true ? registered : check;
 	const known = (last.statuses ?? {}) as Record<string, MessageStatusSummary>;
-	if (last.complete === true) return [itemsWith(known)];
+	if (last.complete === true) return [statusWaitOutput(kept, known)];
 	keepInContext(ctx, STATUS_WAIT_FIELD, kept);
-	const atLimit = itemsWith(known);
+	const atLimit = statusWaitOutput(kept, known);
 	ctx.getExecuteData().data = { main: [atLimit] };
 	await ctx.putExecutionToWait(wait.until);
 	// Shown on the waiting node while it waits: what the run goes on with if the limit passes.

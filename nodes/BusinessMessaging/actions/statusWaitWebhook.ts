@@ -4,7 +4,7 @@ import { type MessageStatusSummary, type ReplyOutcome, STATUS_SUMMARY_TYPE } fro
 import { readFromContext } from '../helpers/nodeContext';
 import type { RunState } from '../helpers/runState';
 import { answer, signedRequest, waitIdOf } from '../helpers/signedResume';
-import { type KeptStatusWait, STATUS_WAIT_FIELD, statusItem } from './statusWait';
+import { type KeptStatusWait, STATUS_WAIT_FIELD, statusWaitOutput } from './statusWait';
 
 /**
  * The resume address of a run waiting for statuses (statusWait.ts): the sharing trigger posts its summary here
@@ -33,10 +33,7 @@ export async function statusWaitWebhook(run: RunState<IWebhookFunctions>): Promi
 	}
 	if (body?.type !== STATUS_SUMMARY_TYPE || body.wait !== kept.id) return other(ctx, 'not a summary of this wait');
 	const statuses = (typeof body.statuses === 'object' && body.statuses !== null ? body.statuses : {}) as Record<string, MessageStatusSummary>;
-	const items = kept.items.map(({ item, send }) => ({
-		json: statusItem(kept.wanted, send, Object.hasOwn(statuses, String(send.message_id)) ? statuses[String(send.message_id)] : undefined),
-		pairedItem: { item },
-	}));
+	const items = statusWaitOutput(kept, statuses);
 	// n8n answers with `webhookResponse` once it holds the resumed run (2.41; earlier versions just before).
 	return { workflowData: [items], webhookResponse: { outcome: 'resumed' satisfies ReplyOutcome } };
 }
