@@ -100,6 +100,8 @@ async function main(): Promise<void> {
 			exampleWorkflow('support-bot.json', 'demoSupportBot', { [CREDENTIAL_TYPE]: credential }),
 			// Active: a shop posts an order, the customer answers YES / NO in the chat (the sandbox plays them).
 			exampleWorkflow('order-confirmation.json', 'demoOrderConfirm', { [CREDENTIAL_TYPE]: credential }),
+			// Active: a payment reminder that waits for the service's `read` status and escalates at its limit.
+			exampleWorkflow('payment-reminder.json', 'demoPayReminder', { [CREDENTIAL_TYPE]: credential }),
 			// Active, on the same sandbox URL: new orders come through the auto-reply's trigger, which shares.
 			exampleWorkflow('orders.json', 'demoOrders', { [CREDENTIAL_TYPE]: credential }),
 			replyWorkflow(credential, {
@@ -110,7 +112,7 @@ async function main(): Promise<void> {
 			}),
 		],
 		// The sharing trigger first: the orders workflow receives through it.
-		activate: (workflows) => [workflows[workflows.length - 1].id, ...workflows.filter((w) => [n8nId('demoOrderConfirm'), n8nId('demoOrders')].includes(w.id)).map((w) => w.id)],
+		activate: (workflows) => [workflows[workflows.length - 1].id, ...workflows.filter((w) => [n8nId('demoOrderConfirm'), n8nId('demoPayReminder'), n8nId('demoOrders')].includes(w.id)).map((w) => w.id)],
 	});
 	const { n8n, sandbox } = stack;
 	const supportBot = stack.workflows.find((w) => w.id === n8nId('demoSupportBot'))!;
@@ -128,6 +130,7 @@ n8n is running:        ${n8n.baseUrl}
                        Demo: answer incoming messages (active; its trigger shares the events: it resumes runs waiting for a chat reply)
                        ${ordersName} (active; receives through that trigger, on the same URL)
                        Business Messaging: order confirmation in the chat (active)
+                       Business Messaging: payment reminder that escalates when it is not read in time (active)
                        ${supportBot.name}: pick an OpenAI credential to try it
 Sandbox (the service): ${sb}
   webhook URL set to   ${productionUrl}
@@ -147,6 +150,11 @@ Ask a customer and continue on their reply in the chat (examples/order-confirmat
   curl -s -X POST ${n8n.baseUrl}/webhook/order-confirmation -H 'Content-Type: application/json' \
     -d '{"order_id":11,"order_number":"ORD-0011","phone":"+15551234567"}'     # the YES / NO question goes out; the run waits
   curl -s -X POST ${sb}/_sandbox/customer-message -d '{"from":"+15551234567","body":"yes"}'   # the customer answers: order 11 is confirmed
+
+Send a reminder and continue once it is read, or escalate at its limit (examples/payment-reminder.json):
+  curl -s -X POST ${sb}/_sandbox/statuses -d '{"phone":"+15551234567","schedule":{"sentMs":0,"deliveredMs":2000,"readMs":10000}}'   # this customer's messages are delivered, then read ("readMs":null: never read)
+  curl -s -X POST ${n8n.baseUrl}/webhook/payment-reminder -H 'Content-Type: application/json' \
+    -d '{"phone":"+15551234567","invoice":"INV-0042","amount":"EUR 120.00","staff_phone":"+15559990001"}'   # the run waits for "read" (up to 2 hours)
 Executions: ${n8n.baseUrl}/home/executions
 
 Logs: ${join(dir, 'n8n', 'n8n.log')}, ${join(dir, 'sandbox.log')}

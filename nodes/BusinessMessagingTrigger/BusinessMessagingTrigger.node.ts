@@ -14,6 +14,7 @@ import { testCredential } from '../../credentials/credentialTest';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS, runStarted, takeOverAnswer } from './acknowledgement';
 import { handleWaitsRequest, isWaitsRequest, RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope, WAITS_WEBHOOK } from './sharing/endpoint';
 import { ensureOnlySharer, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
+import { handOverStatus } from './sharing/statusHandOver';
 import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
@@ -206,6 +207,24 @@ async function handOn(
 		settle(reply.answer.status === 200);
 		return answer(context, reply.answer.status, reply.answer.body);
 	}
+	// A status of a message a run waits for (a send's Wait for Status) goes into its tally, the same way.
+	const status = await handOverStatus(context, delivery);
+	if ('answer' in status) {
+		const { confirm } = status;
+		if (!confirm || status.answer.status !== 200) {
+			settle(status.answer.status === 200);
+		} else {
+			// n8n saves the static data, then sends its answer (live-webhooks.js): taken over, confirmed, answered.
+			takeOverAnswer(context.getResponseObject(), async (n8n) => {
+				const saved = n8n.status >= 200 && n8n.status < 300;
+				const final = saved ? await confirm().catch((error: Error) => ({ status: 500, body: { error: `internal error: ${error.message}` } })) : runStarted(n8n);
+				settle(final.status === 200);
+				return final;
+			});
+		}
+		return answer(context, status.answer.status, status.answer.body);
+	}
+	const extra = { ...reply.extra, ...status.extra };
 	// Every workflow that receives through this trigger, at the same time as this one's own run.
 	const handing = forWorkflows ? handOverToWorkflows(context, delivery) : Promise.resolve<Handed>({ held: true, problems: [] });
 	if (!selected) {
@@ -215,8 +234,8 @@ async function handOn(
 	}
 
 	const json: IDataObject = item.outputDataOnly
-		? { ...data, ...testEventMark(data), ...reply.extra }
-		: { event, timestamp: item.timestamp, data, deliveryKey: item.key, signatureTimestamp: item.signatureTimestamp, ...testEventMark(data), ...reply.extra };
+		? { ...data, ...testEventMark(data), ...extra }
+		: { event, timestamp: item.timestamp, data, deliveryKey: item.key, signatureTimestamp: item.signatureTimestamp, ...testEventMark(data), ...extra };
 	// n8n answers once the run exists (acknowledgement.ts); the service gets its 2xx only once every workflow
 	// holds the event, so a retry finds what is missing.
 	takeOverAnswer(context.getResponseObject(), async (n8n) => {
@@ -366,6 +385,15 @@ export class BusinessMessagingTrigger implements INodeType {
 				default: false,
 				description:
 					'Whether a reply that resumed a waiting run also starts this workflow (its item then has resumedWaitingRun: true)',
+				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
+			},
+			{
+				displayName: 'Also Start This Workflow for Statuses',
+				name: 'alsoStartForStatuses',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a message status that a run waits for (a send’s Wait for Status) also starts this workflow (its item then has statusForWaitingRun: true)',
 				displayOptions: { show: { resumeWaitingRuns: [true], receiveFrom: ['service'] } },
 			},
 			{

@@ -59,9 +59,68 @@ export interface SubscriptionRegistration {
 	until: number;
 }
 
+/** The statuses a sent message goes through (the service's `message.status.updated`), in their order. */
+export const MESSAGE_STATUSES = ['sent', 'delivered', 'read'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+/** A status's place in the order: a later one satisfies a wait for an earlier one (`read` satisfies `delivered`). */
+export const statusRank = (status: unknown): number => MESSAGE_STATUSES.indexOf(status as MessageStatus) + 1;
+
+/**
+ * A run waiting for the statuses of the messages it is about to send (a send's Wait for Status), as the node
+ * registers it before sending: the messages are not known yet, the wait is (so statuses of a fast service are
+ * kept until the node names its messages in a `watch`).
+ */
+export interface StatusWaitRegistration {
+	/** Random, per wait. */
+	id: string;
+	/** n8n's resume address of the waiting run and node. */
+	resumeUrl: string;
+	/** When the wait ends (ms): Limit Wait Time, always set. */
+	until: number;
+	/** The status every message must reach. */
+	wanted: MessageStatus;
+	/** When the node registered it (ms). */
+	askedAt: number;
+}
+
+/** The messages a status wait waits for: the `message_id`s of the items that were sent. */
+export interface StatusWatchRegistration {
+	/** Random, per watch. */
+	id: string;
+	/** The status wait's id. */
+	wait: string;
+	messages: string[];
+}
+
+/** What a message reached, as the trigger tells the waiting node (times ISO 8601, from the service's events). */
+export interface MessageStatusSummary {
+	status: MessageStatus | null;
+	deliveredAt: string | null;
+	readAt: string | null;
+}
+
+/** The body the trigger posts, signed with the Webhook Secret, to a status wait's resume address once every message reached the status. */
+export interface StatusSummary {
+	type: typeof STATUS_SUMMARY_TYPE;
+	wait: string;
+	statuses: Record<string, MessageStatusSummary>;
+}
+export const STATUS_SUMMARY_TYPE = 'business-messaging.status-summary';
+
+/**
+ * How long whoever saved something in the sharing trigger's static data waits before it reads the saved copy
+ * again: a request of the trigger that loaded static data before the save, and saves after it, drops it (n8n:
+ * last write wins); such a request ends well within this time.
+ */
+export const CONFIRM_AFTER_MS = 1000;
+
 /** The requests to the sharing trigger, signed like the service's webhooks with the Webhook Secret. */
 export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'register'; wait: WaitRegistration }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'registerStatusWait'; wait: StatusWaitRegistration }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'watch'; watch: StatusWatchRegistration }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'endStatusWait'; id: string; by?: 'resumed' }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'recount'; id: string; statuses: Record<string, number[]> }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'subscribe'; subscription: SubscriptionRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'unsubscribe'; key: string };

@@ -13,6 +13,7 @@ import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
+import { statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
@@ -97,10 +98,11 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * (n8n before 2.41 checks their signature only when the node asks) and an answered link opened again (n8n
  * answers it), the credential test's messages (n8n passes on the package's), retry chains (they rest on
  * what n8n copies into a retry), the shipped support bot, chat replies (resumed, forged, across a SIGKILL and a
- * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), no secret leaks.
+ * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), status waits (read resumes,
+ * the limit, a forged status: they rest on n8n's waiting webhook and its wait), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls/;
+	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|the message never read)/;
 
 /** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
@@ -153,6 +155,7 @@ export async function e2eSuite(options: {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				...conversationWorkflows(credential),
+				...statusWaitWorkflows(credential),
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
@@ -216,10 +219,12 @@ export async function e2eSuite(options: {
 	const waitChecks = sendAndWaitChecks(stack);
 	const chatChecks = conversationChecks(stack);
 	const exampleChecks = orderConfirmationChecks(stack);
+	const statusChecks = statusWaitChecks(stack);
 	const checks: Check[] = [
 		// The timeout waits start first and are checked last: n8n looks for due waits once a minute.
 		waitChecks[0],
 		chatChecks[0],
+		statusChecks[0],
 		...(await runActionChecks(stack, mediaFile)),
 		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
@@ -232,11 +237,13 @@ export async function e2eSuite(options: {
 		// a minute of its limit), which the checks above, counting what the sandbox got, must not see.
 		exampleChecks[0],
 		...chatChecks.slice(1, -1),
+		...statusChecks.slice(1, -1),
 		exampleChecks[1],
 		conversationRestartCheck(stack, say),
 		conversationStallCheck(stack, say),
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),
+		...statusChecks.slice(-1),
 		exampleChecks[2],
 		// Before the sharing checks: they then run on the state the earlier build left.
 		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, say),

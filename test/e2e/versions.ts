@@ -17,11 +17,21 @@ import { e2eSuite } from './run';
  */
 const LANES = lanesFromEnv('VERSIONS_LANES', 2);
 
+/** VERSIONS=<label>,…: only the runs whose labels start with one of these (while working on some); all when not set. */
+function selectedRuns(): typeof SMOKE_RUNS {
+	const wanted = (process.env.VERSIONS ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+	if (wanted.length === 0) return SMOKE_RUNS;
+	const runs = SMOKE_RUNS.filter((run) => wanted.some((w) => run.label.startsWith(w)));
+	if (runs.length === 0) throw new Error(`VERSIONS=${process.env.VERSIONS} matches no run of ${SMOKE_RUNS.map((r) => r.label).join('; ')}`);
+	return runs;
+}
+
 async function main(): Promise<number> {
 	installCleanupHandlers();
 	// One reporter per run: each run's logs stay when that run failed.
-	const reports = SMOKE_RUNS.map(() => createReporter());
-	await inLanes(SMOKE_RUNS, LANES, async ({ version, label, setting }, i) => {
+	const runs = selectedRuns();
+	const reports = runs.map(() => createReporter());
+	await inLanes(runs, LANES, async ({ version, label, setting }, i) => {
 		const started = Date.now();
 		process.stdout.write(`# n8n ${label} (smoke)\n`);
 		await e2eSuite({ report: reports[i], n8nVersion: version, setting, smoke: true, prefix: `n8n ${label}: ` });

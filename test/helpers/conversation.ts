@@ -8,12 +8,13 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INodeParameters } from 'n8n-workflow';
 
 import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
 import { WAITS_PATH } from '../../nodes/shared/sharing';
 import { TriggerHarness, type WebhookOutcome } from './webhook';
+import type { Sandbox } from '../../tools/sandbox';
 
 export interface ResumeCall {
 	method: string;
@@ -27,12 +28,14 @@ export interface TriggerStandIn {
 	trigger: TriggerHarness;
 	/** What the trigger answered, per request to its waits webhook. */
 	answers: WebhookOutcome[];
+	/** What the trigger answered, per event the service delivered to its Production URL (`<url>/webhook/service`). */
+	events: WebhookOutcome[];
 	/** Requests that reached a resume address. */
 	resumes: ResumeCall[];
 	/** How the resume address answers (default 200 `{"outcome":"resumed"}`, then 409 to n8n's probe). */
 	answerResume: (call: ResumeCall) => { status: number; body: unknown };
-	/** Turns the trigger off (n8n then answers 404), or gives it other credentials. */
-	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject }): void;
+	/** Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data kept). */
+	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters }): void;
 	stop(): Promise<void>;
 }
 
@@ -47,8 +50,11 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	forgetRegistrations();
 	forgetWebhookSecrets();
 	let active = true;
-	let trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow' });
+	// Made once the server listens: the trigger also calls its own waits webhook (a status wait's recount).
+	let trigger!: TriggerHarness;
 	const answers: WebhookOutcome[] = [];
+	const events: WebhookOutcome[] = [];
+	let parameters: INodeParameters = { resumeWaitingRuns: true };
 	const resumes: ResumeCall[] = [];
 	let resumed = false;
 	const standIn: TriggerStandIn = {
@@ -57,6 +63,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 			return trigger;
 		},
 		answers,
+		events,
 		resumes,
 		answerResume: (call) => {
 			if (call.method === 'GET') return resumed ? { status: 409, body: { message: 'running already' } } : { status: 200, body: { outcome: 'waiting' } };
@@ -65,9 +72,11 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		},
 		set(options) {
 			if (options.active !== undefined) active = options.active;
-			if (options.credentials) {
+			if (options.credentials || options.parameters) {
 				forgetWebhookSecrets();
-				trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials: options.credentials, workflowId: 'trigger-workflow', staticData: trigger.savedStaticData() });
+				parameters = { ...parameters, ...options.parameters };
+				credentials = options.credentials ?? credentials;
+				trigger = new TriggerHarness({ parameters, credentials, workflowId: 'trigger-workflow', baseUrl: standIn.url, staticData: trigger.savedStaticData() });
 			}
 		},
 		stop: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
@@ -79,6 +88,12 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 			if (path === `/webhook/${WAITS_PATH}` && req.method === 'POST' && active) {
 				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body, path });
 				answers.push(outcome);
+				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
+				return;
+			}
+			if (path === '/webhook/service' && req.method === 'POST' && active) {
+				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body });
+				events.push(outcome);
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;
 			}
@@ -94,5 +109,27 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	standIn.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	trigger = new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: 'trigger-workflow', baseUrl: standIn.url });
 	return standIn;
+}
+
+/**
+ * A fresh stand-in for each test of the file, the sandbox's events going to its trigger's Production URL
+ * (`<url>/webhook/service`): for the files that run status waits against it.
+ */
+export function useStatusStandIn(sandbox: () => Sandbox): () => TriggerStandIn {
+	let standIn: TriggerStandIn;
+	beforeEach(async () => {
+		standIn = await startTriggerStandIn();
+		sandbox().setWebhookUrl(`${standIn.url}/webhook/service`);
+	});
+	afterEach(async () => await standIn.stop());
+	return () => standIn;
+}
+
+/** The service reports a status of a message; resolves with the trigger's first answer (the sandbox retries after a minute). */
+export async function reportStatus(sandbox: Sandbox, messageId: string, status: 'sent' | 'delivered' | 'read'): Promise<number | null> {
+	const delivery = sandbox.reportStatus(messageId, status)!;
+	while (delivery.attempts.length === 0 || delivery.attempts[0].status === null) await new Promise((r) => setTimeout(r, 5));
+	return delivery.attempts[0].status;
 }

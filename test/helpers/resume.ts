@@ -31,6 +31,8 @@ export interface ResumeOutcome {
 	body: unknown;
 	/** The item the run is resumed with, when the node resumes it. */
 	resumedWith?: IDataObject;
+	/** Every item the run is resumed with, with its pairedItem. */
+	resumedItems?: Array<{ json: IDataObject; pairedItem?: unknown }>;
 }
 
 class Response extends EventEmitter {
@@ -89,7 +91,7 @@ export async function callResumeAddress(sandbox: Pick<Sandbox, 'credentials'>, w
 	const context = new WebhookContext(workflow, node, additionalData, request.executionMode ?? 'webhook', webhookData, [], waiting.run.data);
 	const result: IWebhookResponseData = await (action as INodeType).webhook!.call(context);
 	const outcome: ResumeOutcome = result.workflowData
-		? { status: 200, body: result.webhookResponse, resumedWith: result.workflowData[0][0].json }
+		? { status: 200, body: result.webhookResponse, resumedWith: result.workflowData[0][0].json, resumedItems: result.workflowData[0] }
 		: { status: res.statusCode, body: res.body };
 	assertNoSecrets('the resume address’s answer', outcome);
 	return outcome;

@@ -104,6 +104,11 @@ export interface TriggerSetup {
 	baseUrl?: string;
 	/** The workflow's name (default 'Trigger harness'). */
 	workflowName?: string;
+	/**
+	 * The database row of the workflow's static data, when harnesses stand for n8n processes sharing one
+	 * database (queue mode): each loads it per request and saves over it, last write winning.
+	 */
+	database?: { saved: string };
 }
 
 export interface WebhookOutcome {
@@ -301,7 +306,7 @@ async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promi
 let harnessCount = 0;
 
 export class TriggerHarness {
-	private saved: string;
+	private readonly database: { saved: string };
 
 	/**
 	 * How many of the next runs the node hands over n8n fails to start, answering 500 (as when it cannot
@@ -320,7 +325,7 @@ export class TriggerHarness {
 
 	constructor(private readonly setup: TriggerSetup = {}) {
 		this.workflowId = setup.workflowId ?? `workflow-${++harnessCount}`;
-		this.saved = JSON.stringify(setup.staticData ?? {});
+		this.database = setup.database ?? { saved: JSON.stringify(setup.staticData ?? {}) };
 		this.mode = setup.mode ?? 'webhook';
 	}
 
@@ -336,7 +341,7 @@ export class TriggerHarness {
 
 	/** Static data as n8n would have saved it to its database after the requests so far. */
 	savedStaticData(): IDataObject {
-		return JSON.parse(this.saved) as IDataObject;
+		return JSON.parse(this.database.saved) as IDataObject;
 	}
 
 	/**
@@ -383,7 +388,7 @@ export class TriggerHarness {
 			connections: {},
 			active: this.mode !== 'manual',
 			nodeTypes: this.nodeTypes,
-			staticData: JSON.parse(this.saved) as IDataObject,
+			staticData: JSON.parse(this.database.saved) as IDataObject,
 		});
 		const baseUrl = this.setup.baseUrl ?? 'http://localhost:5678';
 		const additionalData = {
@@ -490,7 +495,13 @@ export class TriggerHarness {
 		const staticData = workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		const answeredByNode = result !== undefined && (result.noWebhookResponse === true || result.workflowData === undefined);
 		if (this.mode !== 'manual' && answeredByNode && staticData.__dataChanged === true) {
-			this.saved = JSON.stringify(staticData);
+			this.database.saved = JSON.stringify(staticData);
+		}
+		// n8n sends the node's own answer once it saved the static data (live-webhooks.js, then res.json in
+		// webhook-request-handler.js): the trigger may take it over and answer later (acknowledgement.ts).
+		if (result !== undefined && result.workflowData === undefined && result.noWebhookResponse !== true && !res.writableEnded) {
+			res.json(result.webhookResponse ?? { message: 'Webhook call received' });
+			await res.ended;
 		}
 
 		let runStarted = false;
@@ -561,8 +572,8 @@ export class TriggerHarness {
 			return { statusCode: res.statusCode, body: res.body, workflowStarted: false, items: [], threw, logs };
 		}
 		return {
-			statusCode: 200,
-			body: result.webhookResponse ?? { message: 'Webhook call received' },
+			statusCode: res.statusCode,
+			body: res.body,
 			workflowStarted: false,
 			items: [],
 			threw,

@@ -109,6 +109,23 @@ export class SandboxProcess {
 		return (await this.call<{ data: Record<string, unknown> }>('GET', `/orders/${id}`)).data;
 	}
 
+	/** The sandbox's status schedule: for every later message, or (with `phone`) for later messages to that phone (null removes it). */
+	async setStatuses(schedule: { sentMs: number; deliveredMs: number | null; readMs: number | null } | false | null, phone?: string): Promise<void> {
+		await this.call('POST', '/statuses', { schedule, phone });
+	}
+
+	/** Reports a status of a message now (out of order and twice allowed); the id of its delivery to the webhook URL. */
+	async reportStatus(messageId: string, status: 'sent' | 'delivered' | 'read'): Promise<string> {
+		const r = await this.call<{ data: { delivery_id: string | null } }>('POST', `/messages/${encodeURIComponent(messageId)}/status`, { status });
+		if (!r.data.delivery_id) throw new Error(`the sandbox delivered no status for ${messageId} (no webhook URL?)`);
+		return r.data.delivery_id;
+	}
+
+	/** Where the sandbox delivers its events (null: nowhere). */
+	async webhookUrl(): Promise<string | null> {
+		return (await this.call<{ data: { webhookUrl: string | null } }>('GET', '/')).data.webhookUrl;
+	}
+
 	async setWebhookUrl(url: string | null): Promise<void> {
 		await this.call('POST', '/webhook-url', { url });
 	}

@@ -18,6 +18,8 @@ import * as webhook from './webhook';
 import { operationRefusal, runsAsAgentTool } from '../helpers/agentLimits';
 import { RunState } from '../helpers/runState';
 import { type RunItem, sendAndWait, sendEach } from './send';
+import { endStatusWait, prepareStatusWait, waitForStatuses } from './statusWait';
+import { statusWaitWebhook, waitsForStatusHere } from './statusWaitWebhook';
 
 /** Every operation of the node, by resource and then by the value of its Operation field. */
 export const operationsByResource: Record<string, Record<string, Operation>> = {
@@ -85,8 +87,12 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		}
 	};
 	if (chosen.kind === 'send') {
+		// Wait for Status: checked, and registered with the trigger, before anything is sent.
+		const statusWait = await prepareStatusWait(run);
 		const error = await sendEach(run, chosen, items.length, runItem);
+		if (error && statusWait) await endStatusWait(run, statusWait);
 		if (error) throw asNodeError(this, error);
+		if (statusWait) return await waitForStatuses(run, statusWait, outputs.flat());
 	} else {
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			await runItem(itemIndex, async () => await chosen.execute(run, itemIndex));
@@ -111,6 +117,8 @@ function asNodeError(ctx: IExecuteFunctions, error: Error, itemIndex?: number): 
 export async function routeWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// One state per request: what the execution kept is read once, for the choice and the operation.
 	const run = new RunState(this);
+	// A send's Wait for Status says so from what it kept when it sent.
+	if (waitsForStatusHere(run)) return await statusWaitWebhook(run);
 	const waiting = waitingOperations.find((operation) => operation.waitsHere?.(run)) ?? answerLinkOperation;
 	return await waiting.webhook!(run);
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, type WaitRegistration, type WaitsRequest } from '../../shared/sharing';
+import { CONFIRM_AFTER_MS, WAIT_ID_PARAM, WAITS_MESSAGE_TYPE, type WaitRegistration, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger, findSharingTrigger, sharingProblem, sharingTriggerUrls } from '../../shared/sharingRequest';
 
 /**
@@ -13,12 +13,6 @@ import { askSharingTrigger, findSharingTrigger, sharingProblem, sharingTriggerUr
  * comes before the question is sent, with what to set up and where.
  */
 
-/**
- * How long the asking node waits before it checks that its registration is in the saved copy: a
- * request of the trigger that loaded static data before the registration was saved, and saves it
- * after, drops it (n8n: last write wins); such a request ends well within this time.
- */
-export const CONFIRM_AFTER_MS = 1000;
 const REGISTER_TRIES = 3;
 
 export interface TriggerLink {
@@ -49,14 +43,18 @@ export function newWaitId(): string {
 	return randomBytes(16).toString('base64url');
 }
 
-const unreachable = (ctx: IExecuteFunctions, url: string, error: unknown) =>
+/** What the failure left behind: before the send nothing went out; a watch comes after the messages went out. */
+const NOTHING_SENT = 'Nothing was sent.';
+export const MESSAGES_SENT = 'The messages were sent, but the run cannot wait for their statuses.';
+
+const unreachable = (ctx: IExecuteFunctions, url: string, error: unknown, state = NOTHING_SENT) =>
 	new NodeOperationError(ctx.getNode(), `Could not reach n8n’s webhook address ${url}`, {
-		description: `${(error as Error).message}. Nothing was sent. The question’s wait is registered with the Business Messaging Trigger through n8n’s own production webhook address, set by n8n’s WEBHOOK_URL (on queue-mode workers too): set it to an address this n8n reaches.`,
+		description: `${(error as Error).message}. ${state} The wait is registered with the Business Messaging Trigger through n8n’s own production webhook address, set by n8n’s WEBHOOK_URL (on queue-mode workers too): set it to an address this n8n reaches.`,
 	});
 
-const refused = (ctx: IExecuteFunctions, statusCode: number, answer: IDataObject) => {
+const refused = (ctx: IExecuteFunctions, statusCode: number, answer: IDataObject, state = NOTHING_SENT) => {
 	const problem = sharingProblem(statusCode, answer);
-	return new NodeOperationError(ctx.getNode(), problem.message, { description: `${problem.description} Nothing was sent.`.trim() });
+	return new NodeOperationError(ctx.getNode(), problem.message, { description: `${problem.description} ${state}`.trim() });
 };
 
 /** The sharing trigger of this node's account (its Webhook Secret), and its answer to `request`; failures name what to set up. */
@@ -72,15 +70,15 @@ async function find(ctx: IExecuteFunctions, link: TriggerLink, secret: string, r
 }
 
 /** One signed request to the sharing trigger at `url`; failures name what to set up. */
-async function tell(ctx: IExecuteFunctions, url: string, secret: string, request: WaitsRequest): Promise<IDataObject> {
+async function tell(ctx: IExecuteFunctions, url: string, secret: string, request: WaitsRequest, state?: string): Promise<IDataObject> {
 	let res: { statusCode: number; answer: IDataObject };
 	try {
 		res = await askSharingTrigger(async (options) => await ctx.helpers.httpRequest(options), url, secret, request);
 	} catch (error) {
-		throw unreachable(ctx, url, error);
+		throw unreachable(ctx, url, error, state);
 	}
 	if (res.statusCode === 200) return res.answer;
-	throw refused(ctx, res.statusCode, res.answer);
+	throw refused(ctx, res.statusCode, res.answer, state);
 }
 
 /** The trigger's workflow, as it names it in its answer. */
@@ -89,26 +87,51 @@ export interface TriggerWorkflow {
 	name?: string;
 }
 
+/** A registration the saved copy holds: where the trigger is, and its answers to the registration and the check. */
+export interface Confirmed {
+	url: string;
+	workflow: TriggerWorkflow;
+	registered: IDataObject;
+	check: IDataObject;
+}
+
 /**
- * Registers the wait, then checks after CONFIRM_AFTER_MS that n8n's saved copy holds it, registering
- * again when not (docs/conversations.md, "Where the waits live").
+ * Registers `request` (its entry named `id`) with the sharing trigger (found by the Webhook Secret, or at
+ * `url` once known), then checks after CONFIRM_AFTER_MS that n8n's saved copy holds it, registering again
+ * when not (docs/conversations.md, "Where the waits live"). `state` says what a failure leaves behind.
  */
-export async function registerWait(ctx: IExecuteFunctions, link: TriggerLink, secret: string, wait: WaitRegistration): Promise<TriggerWorkflow> {
-	const register: WaitsRequest = { type: WAITS_MESSAGE_TYPE, action: 'register', wait };
-	const found = await find(ctx, link, secret, register);
+export async function registerConfirmed(
+	ctx: IExecuteFunctions,
+	link: TriggerLink,
+	secret: string,
+	request: WaitsRequest,
+	id: string,
+	at?: { url: string; state: string },
+): Promise<Confirmed> {
+	const found = at ? { url: at.url, answer: await tell(ctx, at.url, secret, request, at.state) } : await find(ctx, link, secret, request);
 	const { url } = found;
 	let registered = found.answer;
 	for (let attempt = 1; ; attempt++) {
-		if (attempt > 1) registered = await tell(ctx, url, secret, register);
+		if (attempt > 1) registered = await tell(ctx, url, secret, request, at?.state);
 		await sleep(CONFIRM_AFTER_MS);
-		const check = await tell(ctx, url, secret, { type: WAITS_MESSAGE_TYPE, action: 'check', id: wait.id });
-		if (check.saved === true) return (registered.workflow ?? {}) as TriggerWorkflow;
+		const check = await tell(ctx, url, secret, { type: WAITS_MESSAGE_TYPE, action: 'check', id }, at?.state);
+		if (check.saved === true) return { url, workflow: (registered.workflow ?? {}) as TriggerWorkflow, registered, check };
 		if (attempt === REGISTER_TRIES) {
-			throw new NodeOperationError(ctx.getNode(), 'n8n did not keep the wait for the reply', {
-				description: `The trigger registered the wait ${REGISTER_TRIES} times, and each time n8n’s saved copy lost it again (another request of the trigger’s workflow saved over it). Nothing was sent; run the node again.`,
+			throw new NodeOperationError(ctx.getNode(), 'n8n did not keep the wait', {
+				description: `The trigger registered the wait ${REGISTER_TRIES} times, and each time n8n’s saved copy lost it again (another request of the trigger’s workflow saved over it). ${at?.state ?? NOTHING_SENT} Run the node again.`,
 			});
 		}
 	}
+}
+
+/** Tells the sharing trigger at `url` once, without confirming: for what only saves it work (a wait that ended early). */
+export async function tellTrigger(ctx: IExecuteFunctions, url: string, secret: string, request: WaitsRequest): Promise<void> {
+	await tell(ctx, url, secret, request);
+}
+
+/** Registers a run's wait for a chat reply (registerConfirmed). */
+export async function registerWait(ctx: IExecuteFunctions, link: TriggerLink, secret: string, wait: WaitRegistration): Promise<TriggerWorkflow> {
+	return (await registerConfirmed(ctx, link, secret, { type: WAITS_MESSAGE_TYPE, action: 'register', wait }, wait.id)).workflow;
 }
 
 /** Only checks that the trigger is there and shares the Webhook Secret (a dry run registers nothing). */

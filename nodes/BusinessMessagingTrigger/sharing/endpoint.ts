@@ -1,8 +1,19 @@
 import type { IDataObject, IWebhookDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../credentials/webhookSignature';
-import { SHARE_AS, sharingPath, type SubscriptionRegistration, WAITS_MESSAGE_TYPE, WAITS_PATH, type WaitRegistration } from '../../shared/sharing';
+import {
+	MESSAGE_STATUSES,
+	SHARE_AS,
+	sharingPath,
+	type StatusWaitRegistration,
+	type StatusWatchRegistration,
+	type SubscriptionRegistration,
+	WAITS_MESSAGE_TYPE,
+	WAITS_PATH,
+	type WaitRegistration,
+} from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
+import { StatusBook, type StatusWatch } from './statusWaits';
 import { Subscriptions } from './subscriptions';
 import { Waits } from './waits';
 
@@ -50,6 +61,24 @@ function registrationOf(value: unknown): WaitRegistration | undefined {
 	return { id: w.id as string, customer: w.customer as string, sender: w.sender as string, resumeUrl: w.resumeUrl, until: w.until as number, askedAt: w.askedAt as number };
 }
 
+function statusWaitOf(value: unknown): StatusWaitRegistration | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const w = value as IDataObject;
+	if (!isId(w.id) || typeof w.resumeUrl !== 'string' || !/^https?:\/\//.test(w.resumeUrl)) return undefined;
+	if (!Number.isFinite(w.until) || !Number.isFinite(w.askedAt) || !MESSAGE_STATUSES.includes(w.wanted as never)) return undefined;
+	return { id: w.id as string, resumeUrl: w.resumeUrl, until: w.until as number, wanted: w.wanted as StatusWaitRegistration['wanted'], askedAt: w.askedAt as number };
+}
+
+/** A message id as the service writes one (no spaces: the stored form joins them with spaces). */
+const isMessageId = (text: unknown) => typeof text === 'string' && /^[\x21-\x7e]{1,128}$/.test(text);
+
+function statusWatchOf(value: unknown): StatusWatchRegistration | undefined {
+	if (typeof value !== 'object' || value === null) return undefined;
+	const w = value as IDataObject;
+	if (!isId(w.id) || !isId(w.wait) || !Array.isArray(w.messages) || w.messages.length === 0 || !w.messages.every(isMessageId)) return undefined;
+	return { id: w.id as string, wait: w.wait as string, messages: [...new Set(w.messages as string[])] };
+}
+
 /**
  * A trigger's registration, when its URL is one of this n8n's webhook addresses (the sharing trigger posts
  * the service's events there, and nowhere else).
@@ -87,13 +116,50 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 	const store = context.getWorkflowStaticData('node');
 	const waits = new Waits(triggerScope(context), store, now);
 	const subscriptions = new Subscriptions(triggerScope(context), store, now);
+	const book = new StatusBook(triggerScope(context), store, now);
 	const workflow = { id: context.getWorkflow().id, name: context.getWorkflow().name };
 	const answer = (result: IDataObject): IWebhookResponseData => {
 		waits.writeBack();
 		subscriptions.writeBack();
+		book.writeBack();
 		return { webhookResponse: { ...result, workflow } };
 	};
-	if (body.action === 'check' && typeof body.id === 'string') return answer({ saved: waits.saved(body.id) || subscriptions.saved(body.id) });
+	if (body.action === 'check' && typeof body.id === 'string') {
+		const watch = book.watches.get(body.id);
+		const saved = waits.saved(body.id) || subscriptions.saved(body.id) || book.waits.saved(body.id) || book.watches.saved(body.id);
+		return answer({ saved, ...(watch ? watchTally(book, watch) : {}) });
+	}
+	if (body.action === 'registerStatusWait') {
+		const registration = statusWaitOf(body.wait);
+		if (!registration) return refuse(context, 400, 'invalid status wait registration');
+		book.waits.register(registration);
+		return answer({ registered: true });
+	}
+	if (body.action === 'endStatusWait' && typeof body.id === 'string') {
+		// Nothing was sent after all, or the trigger resumed the run after its own answer was saved (statusHandOver.ts).
+		const by = body.by === 'resumed' ? 'resumed' : 'nothing sent';
+		const watch = book.watches.of(body.id);
+		book.waits.done(body.id, by);
+		if (watch) book.watches.done(watch.id, by);
+		return answer({ ended: true });
+	}
+	if (body.action === 'recount' && typeof body.id === 'string' && typeof body.statuses === 'object' && body.statuses !== null) {
+		// A request that took in a status and saved it, asking again after a pause: another process's save may have
+		// dropped it (or taken in the other statuses meanwhile). Its count is taken in again and tallied with the saved copy.
+		const watch = book.watches.get(body.id);
+		const wait = watch && book.waits.get(watch.wait);
+		if (!watch || !wait) return answer({ live: false });
+		for (const [id, tally] of Object.entries(body.statuses as IDataObject)) if (watch.messages.includes(id)) book.statuses.merge(id, tally);
+		return answer({ live: true, ...book.tally(watch, wait) });
+	}
+	if (body.action === 'watch') {
+		const registration = statusWatchOf(body.watch);
+		if (!registration) return refuse(context, 400, 'invalid status watch');
+		const wait = book.waits.get(registration.wait);
+		if (!wait) return refuse(context, 409, 'the status wait is not kept (it ended, or passed its limit)');
+		book.watches.watch(registration, wait);
+		return answer({ watching: true, ...watchTally(book, book.watches.get(registration.id)!) });
+	}
 	if (body.action === 'unsubscribe' && typeof body.key === 'string') {
 		subscriptions.end(body.key, 'deactivated');
 		return answer({ unsubscribed: true });
@@ -108,6 +174,19 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 	if (!registration) return refuse(context, 400, 'invalid wait registration');
 	waits.register(registration);
 	return answer({ registered: true });
+}
+
+/**
+ * What the node learns when it names its messages (and when it checks they were saved): the statuses known so
+ * far. Every one may have come already (a fast service): the wait then ends here, and the node goes on at once
+ * instead of waiting for a resume its run could not take yet.
+ */
+function watchTally(book: StatusBook, watch: StatusWatch): IDataObject {
+	const wait = book.waits.get(watch.wait);
+	if (!wait) return { complete: false, statuses: {} };
+	const { complete, statuses } = book.tally(watch, wait);
+	if (complete) book.end(wait, watch, 'complete when watched');
+	return { complete, statuses };
 }
 
 /**

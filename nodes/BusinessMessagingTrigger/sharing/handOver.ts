@@ -7,7 +7,8 @@ import { webhookSecret } from '../../shared/webhookSecret';
 import { deliveryKey } from '../deliveryStore';
 import { sharesWith, triggerScope } from './endpoint';
 import { Subscriptions, type Subscription } from './subscriptions';
-import { type Wait, Waits } from './waits';
+import { StatusBook } from './statusWaits';
+import { Waits } from './waits';
 
 /**
  * The one hand-over of an event the sharing trigger received: the service's body and signature headers
@@ -37,13 +38,15 @@ export function keepRegistrations(context: IWebhookFunctions): void {
 	const store = context.getWorkflowStaticData('node');
 	new Waits(triggerScope(context), store, Date.now()).writeBack();
 	new Subscriptions(triggerScope(context), store, Date.now()).writeBack();
+	new StatusBook(triggerScope(context), store, Date.now()).writeBack();
 }
 
 const RESUME_TIMEOUT_MS = 30_000;
 /** n8n 1.x and 2.x before 2.41 answer the resume before they write it: how long to wait until they have. */
 const HELD_WITHIN_MS = 15_000;
 
-type Attempt = { outcome: ReplyOutcome } | { outcome: 'gone' } | { outcome: 'failed'; reason: string };
+/** What a hand-over to a waiting run came to (`gone`: n8n answered 404 or 409, the run waits no more). */
+export type Attempt = { outcome: ReplyOutcome } | { outcome: 'gone'; statusCode: number } | { outcome: 'failed'; reason: string };
 
 async function request(context: IWebhookFunctions, url: string, options: Partial<IHttpRequestOptions>) {
 	return (await context.helpers.httpRequest({
@@ -56,18 +59,15 @@ async function request(context: IWebhookFunctions, url: string, options: Partial
 	} as IHttpRequestOptions)) as { statusCode: number; body: unknown };
 }
 
-/** The service's body with its signature headers, as the service sent them, to `url`. */
-async function handOver(context: IWebhookFunctions, url: string, rawBody: Buffer) {
+/** The service's signature headers, as the service sent them. */
+function serviceSignature(context: IWebhookFunctions): Record<string, string> {
 	const headers = context.getHeaderData();
-	return await request(context, url, {
-		body: rawBody,
-		json: false,
-		headers: {
-			'content-type': 'application/json',
-			[SIGNATURE_HEADER]: String(headers[SIGNATURE_HEADER] ?? ''),
-			[TIMESTAMP_HEADER]: String(headers[TIMESTAMP_HEADER] ?? ''),
-		},
-	});
+	return { [SIGNATURE_HEADER]: String(headers[SIGNATURE_HEADER] ?? ''), [TIMESTAMP_HEADER]: String(headers[TIMESTAMP_HEADER] ?? '') };
+}
+
+/** A signed body to `url`: the service's, with its signature headers unless others are given. */
+async function handOver(context: IWebhookFunctions, url: string, rawBody: Buffer, signature = serviceSignature(context)) {
+	return await request(context, url, { body: rawBody, json: false, headers: { 'content-type': 'application/json', ...signature } });
 }
 
 /** The `outcome` the asking node answers with (undefined in n8n's own answers). */
@@ -93,20 +93,24 @@ async function heldByN8n(context: IWebhookFunctions, url: string): Promise<boole
 	}
 }
 
-async function handTo(context: IWebhookFunctions, wait: Wait, rawBody: Buffer): Promise<Attempt> {
+/**
+ * Hands a signed body to a waiting run's resume address (the service's reply, or the trigger's own status
+ * summary with `signature`), and, when the node resumes the run, waits until n8n holds it.
+ */
+export async function handToRun(context: IWebhookFunctions, resumeUrl: string, rawBody: Buffer, signature?: Record<string, string>): Promise<Attempt> {
 	let res: { statusCode: number; body: unknown };
 	try {
-		res = await handOver(context, wait.resumeUrl, rawBody);
+		res = await handOver(context, resumeUrl, rawBody, signature);
 	} catch (error) {
 		return { outcome: 'failed', reason: (error as Error).message };
 	}
 	const outcome = outcomeOf(res.body);
 	// n8n itself: 404 the execution is gone, 409 it runs or has finished (it waits no more).
-	if (res.statusCode === 404 || res.statusCode === 409) return { outcome: 'gone' };
+	if (res.statusCode === 404 || res.statusCode === 409) return { outcome: 'gone', statusCode: res.statusCode };
 	if (res.statusCode === 200 && (outcome === 'resumed' || outcome === 'waiting')) {
 		if (outcome === 'waiting') return { outcome };
 		try {
-			return (await heldByN8n(context, wait.resumeUrl)) ? { outcome } : { outcome: 'failed', reason: 'n8n did not take up the resumed run' };
+			return (await heldByN8n(context, resumeUrl)) ? { outcome } : { outcome: 'failed', reason: 'n8n did not take up the resumed run' };
 		} catch (error) {
 			return { outcome: 'failed', reason: (error as Error).message };
 		}
@@ -123,7 +127,7 @@ async function handTo(context: IWebhookFunctions, wait: Wait, rawBody: Buffer): 
  */
 const handing = new Map<string, Promise<unknown>>();
 
-async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
+export async function oneAtATime<T>(key: string, fn: () => Promise<T>): Promise<T> {
 	const before = handing.get(key) ?? Promise.resolve();
 	const mine = before.then(fn, fn);
 	const settled = mine.catch(() => undefined);
@@ -142,11 +146,12 @@ export interface Delivery {
 
 /**
  * What became of a message: answered by the trigger (taken by a run, or 503 to be sent again), or on to
- * the workflow with `extra`.
+ * the workflow with `extra`. `confirm`: the answer is given only after n8n saved this request's static data, and
+ * is what `confirm` then makes of it.
  */
-export type HandOver = { answer: { status: number; body: IDataObject } } | { extra: IDataObject };
+export type HandOver = { answer: { status: number; body: IDataObject }; confirm?: () => Promise<{ status: number; body: IDataObject }> } | { extra: IDataObject };
 
-const TAKEN: HandOver = { answer: { status: 200, body: { received: true, resumedWaitingRun: true } } };
+export const TAKEN: HandOver = { answer: { status: 200, body: { received: true, resumedWaitingRun: true } } };
 
 /** The delivery as the waits record a reply that resumed a run: the first 16 hex digits of its key. */
 const resumedBy = (delivery: Delivery) => deliveryKey(delivery.rawBody).slice(0, 16);
@@ -173,7 +178,7 @@ export async function handOverReply(context: IWebhookFunctions, delivery: Delive
 		// The service's retry of a reply a run took (its first answer did not reach the service in time).
 		if (waits.resumedBy(by)) return TAKEN;
 		for (const wait of waits.for(data.from, data.to)) {
-			const attempt = await oneAtATime(wait.resumeUrl, async () => await handTo(context, wait, delivery.rawBody));
+			const attempt = await oneAtATime(wait.resumeUrl, async () => await handToRun(context, wait.resumeUrl, delivery.rawBody));
 			if (attempt.outcome === 'gone' || attempt.outcome === 'other') {
 				waits.done(wait.id);
 				continue;

@@ -45,16 +45,25 @@ export interface Kind<E extends Entry> {
 	oldestFirst(a: E, b: E): number;
 }
 
+/** Every process memory forgetRegistrations clears. */
+const memories: Array<Map<string, unknown>> = [];
+
 /** Registrations this process received, per trigger and kind, each with when to stop putting it back. */
-const received = new Map<string, Map<string, { entry: Entry; keepUntil: number }>>();
+const received = processMemory<Map<string, { entry: Entry; keepUntil: number }>>();
 
 /** Done marks this process made, per trigger and kind, kept until a saved copy holds them (rule 2). */
-const doneHere = new Map<string, Map<string, { done: number; by: string }>>();
+const doneHere = processMemory<Map<string, { done: number; by: string }>>();
 
 /** Forgets what this process received and marked, as a restart does (tests). */
 export function forgetRegistrations(): void {
-	received.clear();
-	doneHere.clear();
+	for (const memory of memories) memory.clear();
+}
+
+/** Process memory kept beside the registrations (what this process took in), forgotten with them. */
+export function processMemory<T>(): Map<string, T> {
+	const memory = new Map<string, T>();
+	memories.push(memory as Map<string, unknown>);
+	return memory;
 }
 
 function mapFor<T>(maps: Map<string, Map<string, T>>, key: string): Map<string, T> {

@@ -133,7 +133,7 @@ export function newCustomer(): string {
 	return `+1555${String(1_000_000 + (randomBytes(3).readUIntBE(0, 3) % 9_000_000))}`;
 }
 
-async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
+export async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
 	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
 	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
 }
@@ -146,10 +146,8 @@ export async function askCustomer(stack: Stack, workflow: Workflow, phone: strin
 	return await startAsking(stack, workflow, phone, { phone, tag }, via);
 }
 
-/** POSTs `body` to the workflow's Webhook node, then waits for the question to `phone` and for the run to wait. */
-export async function startAsking(stack: Stack, workflow: Workflow, phone: string, body: unknown, via = stack.n8n.baseUrl): Promise<Question> {
-	const { n8n, sandbox } = stack;
-	const since = await sandbox.mark();
+/** POSTs `body` to the workflow's Webhook node at `via` (n8n's address), once n8n serves it; asserts 200. */
+export async function startWorkflow(workflow: Workflow, body: unknown, via: string): Promise<void> {
 	const path = String(workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path);
 	const status = await waitFor(
 		`the webhook of ${workflow.name}`,
@@ -162,6 +160,13 @@ export async function startAsking(stack: Stack, workflow: Workflow, phone: strin
 		500,
 	);
 	assertEqual(status, 200, `starting ${workflow.name}`);
+}
+
+/** POSTs `body` to the workflow's Webhook node, then waits for the question to `phone` and for the run to wait. */
+export async function startAsking(stack: Stack, workflow: Workflow, phone: string, body: unknown, via = stack.n8n.baseUrl): Promise<Question> {
+	const { n8n, sandbox } = stack;
+	const since = await sandbox.mark();
+	await startWorkflow(workflow, body, via);
 	const sent = await waitFor(
 		`the question to ${phone}`,
 		async () => (await sandbox.requests(since)).find((r) => r.path.endsWith('/w/message/text') && (r.json as { phone?: string })?.phone === phone),
@@ -182,8 +187,8 @@ export async function startAsking(stack: Stack, workflow: Workflow, phone: strin
 	return { workflow, executionId, phone, text: String((sent.json as { body: string }).body) };
 }
 
-/** The run once it no longer waits or runs. */
-export async function settledRun(n8n: N8n, question: Question, timeoutMs = 120_000): Promise<ExecutionSummary> {
+/** The run once it no longer waits or runs, with the node after the waiting one (`After`) run. */
+export async function settledRun(n8n: N8n, question: Pick<Question, 'workflow' | 'executionId'>, timeoutMs = 120_000): Promise<ExecutionSummary> {
 	return await waitFor(
 		`execution ${question.executionId} to finish`,
 		async () => {

@@ -7,14 +7,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions, WAIT_INDEFINITELY } from 'n8n-workflow';
 
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifySignature } from '../../../../credentials/webhookSignature';
-import { phoneKey, WAIT_ID_PARAM, type ReplyOutcome } from '../../../shared/sharing';
-import { secretIn, webhookSecret } from '../../../shared/webhookSecret';
+import { phoneKey, type ReplyOutcome } from '../../../shared/sharing';
+import { secretIn } from '../../../shared/webhookSecret';
 import { keepInContext, readFromContext } from '../../helpers/nodeContext';
 import { expectedAnswers, matchingAnswer } from '../../helpers/replyMatching';
 import { phoneFieldRecipient } from '../../helpers/recipient';
 import type { RunState } from '../../helpers/runState';
 import { getSender } from '../../helpers/sender';
+import { answer, signedRequest, waitIdOf } from '../../helpers/signedResume';
 import { placeholdersOf, renderItemTemplate } from '../../helpers/templates';
 import { checkTrigger, newWaitId, registerWait, triggerLink } from '../../helpers/triggerLink';
 import { checkNotEmpty, checkPhone } from '../../helpers/validation';
@@ -310,14 +310,6 @@ async function ask(run: RunState, { recipient, to, testMode }: Delivery): Promis
 	return { ...question, sent };
 }
 
-/** Answers the trigger (or anyone calling the resume address) without resuming. */
-function answer(ctx: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
-	const res = ctx.getResponseObject();
-	res.status(status).setHeader('Cache-Control', 'no-store');
-	res.json(body);
-	return { noWebhookResponse: true };
-}
-
 const other = (ctx: IWebhookFunctions, reason: string) => answer(ctx, 422, { outcome: 'other' satisfies ReplyOutcome, reason });
 
 /** The message's time: the reply's own, else the event's. */
@@ -336,22 +328,14 @@ function timeOf(body: IDataObject, data: IDataObject): number {
  */
 async function replyWebhook(run: RunState<IWebhookFunctions>): Promise<IWebhookResponseData> {
 	const ctx = run.ctx;
-	const req = ctx.getRequestObject();
-	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
-	const rawBody = Buffer.isBuffer(req.rawBody) ? req.rawBody : Buffer.alloc(0);
-	// The trigger read the same credential a moment ago to check this reply: that reading serves here too.
-	const secret = await webhookSecret(ctx);
-	const headers = ctx.getHeaderData();
-	const check = secret
-		? verifySignature(secret, headers[SIGNATURE_HEADER], headers[TIMESTAMP_HEADER], rawBody, Math.floor(Date.now() / 1000))
-		: { valid: false as const, reason: 'no webhook secret' };
-	if (!check.valid) return answer(ctx, 401, { error: check.reason });
+	const signed = await signedRequest(run);
+	if ('refused' in signed) return signed.refused;
+	const { rawBody } = signed;
 
 	const waiting = readFromContext<WaitingReply>(run, CONTEXT_FIELD);
 	if (!waiting) return other(ctx, 'no question waits here');
-	const params = new URL(req.originalUrl ?? req.url ?? '', 'http://resume').searchParams;
-	if (params.get(WAIT_ID_PARAM) !== waiting.id) return other(ctx, 'the node waits for another question');
-	if (req.method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
+	if (waitIdOf(ctx) !== waiting.id) return other(ctx, 'the node waits for another question');
+	if (ctx.getRequestObject().method !== 'POST') return answer(ctx, 200, { outcome: 'waiting' satisfies ReplyOutcome });
 
 	let body: IDataObject;
 	try {

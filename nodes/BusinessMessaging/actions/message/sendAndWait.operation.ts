@@ -34,7 +34,13 @@ export const WAITING_WEBHOOKS: IWebhookDescription[] = (['GET', 'POST'] as const
 	isFullPath: true,
 }));
 
-const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
+/** Limit Wait Time's units, and their length: also a send's Wait for Status (actions/statusWait.ts). */
+export const UNITS_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
+export const UNIT_OPTIONS = [
+	{ name: 'Minutes', value: 'minutes' },
+	{ name: 'Hours', value: 'hours' },
+	{ name: 'Days', value: 'days' },
+];
 /** Limit Wait Time's smallest Amount: what `waitUntilOf` accepts (more than 0), at two decimals. */
 const MIN_AMOUNT = 0.01;
 
@@ -74,11 +80,7 @@ export const limitWaitTimeOption: INodeProperties = {
 					displayName: 'Unit',
 					name: 'resumeUnit',
 					type: 'options',
-					options: [
-						{ name: 'Minutes', value: 'minutes' },
-						{ name: 'Hours', value: 'hours' },
-						{ name: 'Days', value: 'days' },
-					],
+					options: UNIT_OPTIONS,
 					default: 'hours',
 					displayOptions: { show: { limitType: ['afterTimeInterval'] } },
 				},

@@ -8,6 +8,7 @@ import { checkOneOf, MEDIA_TYPES } from '../../helpers/validation';
 import { RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { Message, Operation } from '../operation';
+import { statusWaitFields } from '../statusWait';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -37,6 +38,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		description: 'Text shown with the file in the recipient’s chat. Leave empty to send the file alone.',
 	},
+	...statusWaitFields,
 	sendOptionsField,
 ];
 

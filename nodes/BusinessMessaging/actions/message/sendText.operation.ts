@@ -9,6 +9,7 @@ import { checkNotEmpty } from '../../helpers/validation';
 import { messageSourceFields, RECIPIENT_HINT, recipientField, sendOptionsField, senderField } from '../common.descriptions';
 import type { RunState } from '../../helpers/runState';
 import type { Message, Operation } from '../operation';
+import { statusWaitFields } from '../statusWait';
 
 const properties: INodeProperties[] = [
 	{ ...senderField },
@@ -31,6 +32,7 @@ const properties: INodeProperties[] = [
 		},
 		'The message to send to the customer, as plain text',
 	),
+	...statusWaitFields,
 	sendOptionsField,
 ];
 

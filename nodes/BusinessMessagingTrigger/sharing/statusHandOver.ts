@@ -1,0 +1,165 @@
+import { type IDataObject, type IWebhookFunctions, sleep } from 'n8n-workflow';
+
+import { signatureHeaders } from '../../../credentials/webhookSignature';
+import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
+import { askSharingTrigger } from '../../shared/sharingRequest';
+import { webhookSecret } from '../../shared/webhookSecret';
+import type { Answer } from '../acknowledgement';
+import { triggerScope } from './endpoint';
+import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
+import { processMemory } from './registry';
+import { StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
+
+/**
+ * A message status the sharing trigger received, for the runs waiting for statuses (statusWaits.ts): taken into
+ * the tally of its message (messageStatuses.ts); once every message of a wait reached the wanted status, the
+ * trigger hands the run a summary signed with the Webhook Secret on its resume address (the node checks that
+ * signature, statusWaitWebhook.ts) and answers the service 2xx once n8n holds the resumed run, 503 when it could
+ * not (the service retries, and the retry counts nothing twice). A status for a watched message starts no
+ * workflow unless the trigger's Also Start This Workflow for Statuses is on; a status nobody waits for flows as
+ * before (also one kept because a wait is still naming its messages).
+ */
+
+export const STATUS_EVENT = 'message.status.updated';
+
+/**
+ * How long after the node named its messages a run that does not wait yet (n8n answers its resume address 409)
+ * is taken to be about to: the node puts the run to wait right after. The status is then answered 503, and its
+ * retry resumes the run.
+ */
+const ABOUT_TO_WAIT_MS = 60_000;
+
+/** Waits this process resumed, with when: a second status completing the same wait at the same moment is taken. */
+const resumedHere = processMemory<number>();
+
+const taken = (context: IWebhookFunctions): HandOver =>
+	context.getNodeParameter('alsoStartForStatuses', false) === true
+		? { extra: { statusForWaitingRun: true } }
+		: { answer: { status: 200, body: { received: true, statusForWaitingRun: true } } };
+
+const retry = (context: IWebhookFunctions, reason: string): HandOver => {
+	context.logger.warn(`Business Messaging Trigger: could not hand the statuses to the run waiting for them (${reason}); answered 503 so the service sends the status again`);
+	return { answer: { status: 503, body: { error: 'could not hand the statuses to the waiting run' } } };
+};
+
+/** The service's time of the status (ms), else now. */
+function timeOf(delivery: Delivery, nowMs: number): number {
+	const at = Date.parse(String(delivery.data.timestamp ?? ''));
+	return Number.isFinite(at) ? at : nowMs;
+}
+
+/**
+ * What a request's confirmation (after n8n saved its answer) needs of the request, read while n8n still runs it:
+ * n8n evaluates the waits webhook's address with an expression isolate it releases once the static data is saved
+ * (live-webhooks.js, `releaseIsolate`; on 1.123.81 the address's path is an expression, "No bridge acquired" after).
+ */
+interface AfterSave {
+	/** The trigger's own waits webhook (undefined: it has none). */
+	url: string | undefined;
+	/** What the request answers when the status is taken. */
+	took: HandOver;
+}
+
+/**
+ * `again`: a hand-over after the trigger's own answer was saved (confirm): a run that waits no more was resumed by
+ * another process meanwhile, unless the wait is still live at the trigger and the run about to wait.
+ */
+async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number, again?: AfterSave): Promise<HandOver> {
+	const secret = await webhookSecret(context);
+	const body = Buffer.from(JSON.stringify(summary));
+	const attempt = await oneAtATime(wait.resumeUrl, async () => {
+		if (resumedHere.has(wait.id)) return { outcome: 'resumed' as const };
+		const result = await handToRun(context, wait.resumeUrl, body, signatureHeaders(secret, body));
+		if (result.outcome === 'resumed') resumedHere.set(wait.id, nowMs);
+		return result;
+	});
+	if (attempt.outcome === 'resumed') {
+		book.end(wait, watch, 'resumed');
+		// Saved with this request's answer, or, after it, at the waits webhook: a second hand-over then knows.
+		if (again) await ask(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: 'resumed' }).catch(() => undefined);
+		return again?.took ?? taken(context);
+	}
+	if (attempt.outcome === 'failed') return retry(context, attempt.reason);
+	if (attempt.outcome === 'gone' && attempt.statusCode === 409 && nowMs - watch.registeredAt < ABOUT_TO_WAIT_MS) {
+		if (!again || !(await endedElsewhere(context, again.url, watch))) return retry(context, 'the run does not wait yet');
+	}
+	// The run waits no more (it ended, or went on at its limit), or the node waits for other messages.
+	book.end(wait, watch, 'not waiting');
+	return again?.took ?? taken(context);
+}
+
+export async function handOverStatus(context: IWebhookFunctions, delivery: Delivery): Promise<HandOver> {
+	const messageId = delivery.data.message_id;
+	if (delivery.event !== STATUS_EVENT || !sharesEvents(context) || typeof messageId !== 'string') return { extra: {} };
+	const nowMs = Date.now();
+	for (const [id, at] of resumedHere) if (nowMs - at > ABOUT_TO_WAIT_MS) resumedHere.delete(id);
+	const book = new StatusBook(triggerScope(context), context.getWorkflowStaticData('node'), nowMs);
+	try {
+		const watch = book.watches.watching(messageId);
+		// Nobody waits for it, and no wait is naming its messages: nothing to keep.
+		if (!watch && !book.awaitingWatch()) return { extra: {} };
+		book.statuses.take(messageId, delivery.data.status, timeOf(delivery, nowMs));
+		const wait = watch && book.waits.get(watch.wait);
+		if (!watch || !wait) return { extra: {} };
+		const { complete, statuses } = book.tally(watch, wait);
+		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
+		const answer = taken(context);
+		if (!('answer' in answer)) return answer;
+		const afterSave: AfterSave = { url: context.getNodeWebhookUrl('setup'), took: answer };
+		return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
+	} finally {
+		book.writeBack();
+	}
+}
+
+/** A signed request of the trigger to its own waits webhook (endpoint.ts), which any process of this n8n takes. */
+async function ask(context: IWebhookFunctions, url: string | undefined, request: WaitsRequest): Promise<IDataObject> {
+	if (!url) throw new Error('the trigger has no waits webhook');
+	const res = await askSharingTrigger(async (options) => await context.helpers.httpRequest(options), url, await webhookSecret(context), request);
+	if (res.statusCode !== 200) throw new Error(`the trigger's waits webhook answered ${res.statusCode}`);
+	return res.answer;
+}
+
+/** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
+async function recount(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch, statuses: Record<string, number[]>): Promise<{ live: boolean; complete?: boolean; statuses?: Record<string, MessageStatusSummary> } | undefined> {
+	try {
+		const answer = await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
+		return { live: answer.live === true, complete: answer.complete === true, statuses: answer.statuses as Record<string, MessageStatusSummary> };
+	} catch (error) {
+		context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
+		return undefined;
+	}
+}
+
+/**
+ * Whether the wait ended at the trigger within a moment: a process that resumed the run after its own answer
+ * was saved ends it there right after (n8n answers 409 both to a second hand-over and to one that comes before
+ * the run waits).
+ */
+async function endedElsewhere(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch): Promise<boolean> {
+	for (let look = 0; look < 4; look++) {
+		if ((await recount(context, url, watch, {}))?.live === false) return true;
+		await sleep(CONFIRM_AFTER_MS / 2);
+	}
+	return false;
+}
+
+/**
+ * After n8n saved a status that left its wait incomplete (queue mode): another process may have taken the wait's
+ * other statuses at the same moment, each saving over the other (last write wins), so that neither saw the wait
+ * complete. After CONFIRM_AFTER_MS the trigger has this request's count taken in again and tallied with the saved
+ * copy, by whichever process takes the request, and hands the run over if that is complete; only then is the
+ * service answered (503 when it could not ask: the retry counts again).
+ */
+async function confirm(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<Answer> {
+	await sleep(CONFIRM_AFTER_MS);
+	const counted = await recount(context, afterSave.url, watch, book.statuses.known(watch.messages));
+	const handed: HandOver =
+		counted === undefined
+			? retry(context, 'could not count the wait again')
+			: counted.live && counted.complete
+				? await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave)
+				: afterSave.took;
+	return 'answer' in handed ? handed.answer : { status: 200, body: { received: true, statusForWaitingRun: true } };
+}
+

@@ -1,0 +1,117 @@
+/**
+ * Queue mode's race for a status wait (docs/conversations.md, issue 52's open question 1): two n8n processes
+ * take the last two statuses of one wait at the same moment. Each loads the trigger's static data before the
+ * other saved, counts its own status, finds the wait incomplete and saves over the other (last write wins).
+ * Each process here is the real Business Messaging Trigger through n8n-core's WebhookContext
+ * (test/helpers/webhook.ts) in a module registry of its own (its own process memory), all three sharing one
+ * database row. The run must still be handed its summary once, and the service answered 2xx for both.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { signatureHeaders } from '../../credentials/webhookSignature';
+import { STATUS_SUMMARY_TYPE, WAITS_MESSAGE_TYPE, WAITS_PATH } from '../../nodes/shared/sharing';
+import { messageStatusUpdated } from '../trigger/requests';
+import type * as Webhook from '../helpers/webhook';
+
+type HarnessModule = typeof Webhook;
+
+/** A fresh copy of the trigger and everything it keeps in memory: one n8n process. */
+function n8nProcess(): HarnessModule {
+	let module!: HarnessModule;
+	jest.isolateModules(() => {
+		module = jest.requireActual<HarnessModule>('../helpers/webhook');
+	});
+	return module;
+}
+
+const SECRET = n8nProcess().TEST_WEBHOOK_SECRET;
+const WAIT_ID = 'status-wait-race-1';
+
+interface Call {
+	method: string;
+	body: string;
+	status: number;
+}
+
+let server: Server;
+let url = '';
+let processes: Webhook.TriggerHarness[];
+/** What reached the run's resume address, with n8n's answer. */
+let resumes: Call[];
+
+async function readAll(req: IncomingMessage): Promise<string> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks).toString('utf8');
+}
+
+beforeEach(async () => {
+	resumes = [];
+	const database = { saved: '{}' };
+	let resumed = false;
+	// The waits webhook's requests go to any process (a load balancer): here always the third one.
+	let waitsProcess = () => processes[2];
+	server = createServer((req, res) => {
+		void (async () => {
+			const body = await readAll(req);
+			const path = (req.url ?? '').split('?')[0];
+			if (path === `/webhook/${WAITS_PATH}`) {
+				const outcome = await waitsProcess().send({ headers: req.headers as Record<string, string>, body, path });
+				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
+				return;
+			}
+			// n8n's resume address: the first summary resumes the run; after that the run waits no more (409).
+			const status = req.method === 'POST' && !resumed ? 200 : 409;
+			if (req.method === 'POST') resumes.push({ method: 'POST', body, status });
+			if (status === 200) resumed = true;
+			res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { outcome: 'resumed' } : { message: 'running already' }));
+		})();
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	processes = [0, 1, 2].map(() => new (n8nProcess().TriggerHarness)({ parameters: { resumeWaitingRuns: true }, workflowId: 'trigger-workflow', baseUrl: url, database }));
+	waitsProcess = () => processes[2];
+});
+afterEach(async () => await new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** A signed request of the waiting node to the trigger's waits webhook. */
+async function tellTrigger(request: object) {
+	const body = JSON.stringify({ type: WAITS_MESSAGE_TYPE, ...request });
+	const outcome = await processes[2].send({ headers: { 'content-type': 'application/json', ...signatureHeaders(SECRET, body) }, body, path: `/webhook/${WAITS_PATH}` });
+	expect(outcome.statusCode).toBe(200);
+}
+
+/** The service reports a status to one process. */
+async function report(process: Webhook.TriggerHarness, messageId: string, status: string) {
+	const body = messageStatusUpdated(messageId, status);
+	return await process.send({ headers: { 'content-type': 'application/json', ...signatureHeaders(SECRET, body) }, body });
+}
+
+async function waitFor(messages: string[]) {
+	const now = Date.now();
+	await tellTrigger({ action: 'registerStatusWait', wait: { id: WAIT_ID, resumeUrl: `${url}/webhook-waiting/7/node-1?wait=${WAIT_ID}`, until: now + 3_600_000, wanted: 'delivered', askedAt: now } });
+	await tellTrigger({ action: 'watch', watch: { id: 'status-watch-race-1', wait: WAIT_ID, messages } });
+}
+
+test('the last two statuses of a wait taken by two processes at once, each saving over the other: the run is handed its summary (once: a second hand-over finds it no longer waiting), and both are answered 200', async () => {
+	await waitFor(['wamid.race-1', 'wamid.race-2']);
+	const answers = await Promise.all([report(processes[0], 'wamid.race-1', 'delivered'), report(processes[1], 'wamid.race-2', 'delivered')]);
+	expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+	// Both may find the wait complete by then: the second summary finds the run no longer waiting, and is done.
+	const handed = resumes.filter((r) => r.status === 200);
+	expect(handed).toHaveLength(1);
+	expect(resumes.slice(1).map((r) => r.status)).toEqual(resumes.slice(1).map(() => 409));
+	expect(JSON.parse(handed[0].body)).toMatchObject({
+		type: STATUS_SUMMARY_TYPE,
+		wait: WAIT_ID,
+		statuses: { 'wamid.race-1': { status: 'delivered' }, 'wamid.race-2': { status: 'delivered' } },
+	});
+});
+
+test('a status that leaves its wait incomplete with nobody else counting: no summary, answered 200', async () => {
+	await waitFor(['wamid.race-1', 'wamid.race-2']);
+	const answer = await report(processes[0], 'wamid.race-1', 'read');
+	expect(answer.statusCode).toBe(200);
+	expect(resumes).toEqual([]);
+});
