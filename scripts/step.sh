@@ -1,5 +1,6 @@
 # step NAME COMMAND...: runs one step of `npm test` and ends it with a line that says how it went:
 # "== NAME: passed (N s)", or "== NAME: FAILED (exit N)" and then the whole run stops with that code.
+# together NAME COMMAND ...: steps side by side (see below).
 # background NAME COMMAND...: starts COMMAND now, beside the steps, its output in a log file (the steps that
 # need what it does wait for it themselves); it is stopped if the run ends first.
 # steps_table: one line per step and background command with its result, wall time and CPU time (user +
@@ -8,6 +9,7 @@ STEPS_DIR=
 STEPS_STARTED=$SECONDS
 STEPS_ROWS=()
 STEPS_BACKGROUND=()
+STEPS_TOGETHER=0
 
 # CPU seconds (user + system) of this shell's finished children, from `times` written to file $1.
 steps_cpu() {
@@ -40,6 +42,60 @@ step() {
 		echo "== $name: FAILED (exit $code)"
 		exit "$code"
 	fi
+}
+
+# together NAME COMMAND [NAME COMMAND ...]: steps side by side, for suites that mostly wait (on n8n, a browser,
+# a registry) and so share 2 cores well. COMMAND is a string run by bash. Each step's output goes to a log,
+# printed whole under its "== NAME" line when the step ends, then its passed or FAILED line; when every one
+# has ended, a failed one stops the run with its exit code, as `step` does.
+together() {
+	: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+	local -A name_of=() dir_of=()
+	local pid dir first_code=0 names=()
+	while [ $# -ge 2 ]; do
+		dir="$STEPS_DIR/together-$STEPS_TOGETHER"
+		STEPS_TOGETHER=$((STEPS_TOGETHER + 1))
+		mkdir -p "$dir"
+		(
+			set +e
+			started=$SECONDS
+			bash -c "$2" > "$dir/log" 2>&1
+			code=$?
+			times > "$dir/times"
+			echo "$code $((SECONDS - started))" > "$dir/status"
+		) &
+		name_of[$!]=$1
+		dir_of[$!]=$dir
+		names+=("$1")
+		shift 2
+	done
+	echo "== side by side (each one's output follows when it ends): $(IFS=';'; echo "${names[*]}" | sed 's/;/; /g')"
+	local remaining=${#name_of[@]} code wall result
+	while [ "$remaining" -gt 0 ]; do
+		# The first step whose status is written (bash's `wait -n` misses a job that ended before it is called).
+		pid=
+		while [ -z "$pid" ]; do
+			for pid in "${!name_of[@]}" ''; do [ -z "$pid" ] || [ ! -f "${dir_of[$pid]}/status" ] || break; done
+			[ -n "$pid" ] || sleep 1
+		done
+		wait "$pid" || true
+		remaining=$((remaining - 1))
+		dir=${dir_of[$pid]}
+		echo "== ${name_of[$pid]}"
+		cat "$dir/log"
+		read -r code wall < "$dir/status"
+		result=passed
+		if [ "$code" -eq 0 ]; then
+			echo "== ${name_of[$pid]}: passed ($wall s)"
+		else
+			result=FAILED
+			echo "== ${name_of[$pid]}: FAILED (exit $code)"
+			[ "$first_code" -ne 0 ] || first_code=$code
+		fi
+		STEPS_ROWS+=("${name_of[$pid]} (side by side)|$result|$wall|$(steps_cpu "$dir/times")")
+		unset "name_of[$pid]"
+	done
+	[ "$first_code" -eq 0 ] || exit "$first_code"
 }
 
 background() {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): lint as n8n's verification does, type-check, the unit and
-# in-process workflow tests, the release checks (workflows, lint set-up, lock, docs, the packed tarball and
-# n8n's scanner), the trigger's own use of Node on the other Node versions, the end-to-end suite in a real n8n (2.41.1), a smoke on the other n8n versions (and on
-# 2.41.1 under the recommended expression setting),
-# the install by name through Community Nodes, the editor in a browser, the same package in n8n's queue mode, n8n killed
-# or stalled mid-burst (the fault suite, also under the recommended expression setting), then the demo stopped with Ctrl-C.
+# in-process workflow tests, the package built and packed once, the release checks (workflows, lint set-up,
+# lock, docs, the packed tarball and n8n's scanner), the trigger's own use of Node on the other Node versions;
+# then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
+# the editor in a browser and the demo stopped with Ctrl-C; then a smoke on the other n8n versions (and on
+# 2.41.1 under the recommended expression setting), the same package in n8n's queue mode, and n8n killed or
+# stalled mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,15 +26,23 @@ step "type check" npm run --silent typecheck
 # One worker per core: jest's default leaves one core idle (on CI's 2 cores, one worker), and its tests mostly wait on sockets and timers.
 step "unit and workflow tests (jest)" npx jest --ci --maxWorkers=100%
 if [ "$quick" = --quick ]; then exit 0; fi
+# Built and packed once, for every suite below: they install this tarball (two builds at once in one folder
+# would remove each other's dist). tools/n8n/n8n.ts reads PACKED_TARBALL.
+: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+step "build and pack the package once" bash -c "node --import tsx tools/n8n/pack.ts '$STEPS_DIR/pack' > '$STEPS_DIR/tarball'"
+PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
+export PACKED_TARBALL
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
-step "end-to-end in a real n8n" npm run --silent test:e2e
+# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
+together \
+	"end-to-end in a real n8n" "npm run --silent test:e2e" \
+	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
+	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
+	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
 step "smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" npm run --silent test:versions
-step "installed from a registry through Community Nodes (offline namespace, local registry)" npm run --silent test:install
-step "n8n's editor in a browser (Chromium)" npm run --silent test:ui
 step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults, then the recommended expression setting" npm run --silent test:queue
 # RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
 faults_suite=(test:faults)
 if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
 step "faults: n8n killed (SIGKILL, SIGTERM) or stalled (SIGSTOP) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" npm run --silent "${faults_suite[@]}"
-step "demo: busy port, Ctrl-C and a killed demo stop everything" npm run --silent test:demo-stop

@@ -60,6 +60,27 @@ describe('npm test step lines', () => {
 		expect(table).toHaveLength(6);
 	});
 
+	it('steps side by side: the output of each under its own lines when it ends, each in the table; a failed one stops the run once all ended', () => {
+		const busy = `node -e \\"while (process.cpuUsage().user < 1.2e6);\\"`;
+		const { status, lines } = runSteps(
+			`trap steps_table EXIT; together "slow" "sleep 2; echo slow done" "broken" "echo broken out; exit 3" "busy" "${busy}; echo busy done"; step "never" true`,
+		);
+		expect(status).toBe(3);
+		expect(lines[0]).toBe("== side by side (each one's output follows when it ends): slow; broken; busy");
+		// The broken one ends first; each one's lines together; the run stops after all three.
+		const block = (name: string) => lines.slice(lines.indexOf(`== ${name}`), lines.indexOf(`== ${name}`) + 3);
+		expect(block('broken')).toEqual(['== broken', 'broken out', '== broken: FAILED (exit 3)']);
+		expect(lines.indexOf('== broken')).toBe(1);
+		expect(block('slow')).toEqual(['== slow', 'slow done', expect.stringMatching(/^== slow: passed \([23] s\)$/)]);
+		expect(block('busy')).toEqual(['== busy', 'busy done', expect.stringMatching(/^== busy: passed \(\d+ s\)$/)]);
+		expect(lines).not.toContain('== never');
+		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
+		expect(table.slice(1, 4).map((row) => row.trim().replace(/\s+/g, ' '))).toEqual(
+			expect.arrayContaining([expect.stringMatching(/^0 0 FAILED broken \(side by side\)$/), expect.stringMatching(/^[23] 0 passed slow \(side by side\)$/), expect.stringMatching(/^\d+ [1-9]\d* passed busy \(side by side\)$/)]),
+		);
+		expect(table).toHaveLength(5);
+	});
+
 	it('a background command still running when the run ends is stopped, with everything it started', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'bm-steps-'));
 		try {
@@ -79,8 +100,8 @@ describe('npm test step lines', () => {
 		const commands = readFileSync(join(ROOT, 'scripts/test-all.sh'), 'utf8')
 			.split('\n')
 			.map((line) => line.trim())
-			.filter((line) => /^(npm|npx|node|bash|tsx|step|background)\b/.test(line));
+			.filter((line) => /^(npm|npx|node|bash|tsx|step|background|together)\b/.test(line));
 		expect(commands.length).toBeGreaterThanOrEqual(5);
-		for (const line of commands) expect(line).toMatch(/^(step|background) "[^"]+" /);
+		for (const line of commands) expect(line).toMatch(/^(step|background) "[^"]+" |^together \\$/);
 	});
 });

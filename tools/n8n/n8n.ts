@@ -4,9 +4,9 @@
  * and the demo: each fact about n8n lives here once. Facts measured in /work/shared/notes/real-n8n.md.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { freePort, run, startProcess, type Started, waitFor } from './proc';
 import { INSTALL_OVERRIDES, n8nFeatures, type N8nFeatures, selectedN8nVersion } from './versions';
 
@@ -39,8 +39,20 @@ export async function installN8n(
 }
 
 /** Builds the package (this checkout, or the sources in `sourceDir`) and packs it into `outDir`; returns the tarball's path. */
+/**
+ * PACKED_TARBALL: the package `npm test` built and packed once before the suites that run side by side (two
+ * builds at once in one folder would remove each other's dist). Only for this repository's own sources.
+ */
+export const PACKED_TARBALL_ENV = 'PACKED_TARBALL';
+
 export async function buildAndPack(outDir: string, sourceDir = REPO_ROOT): Promise<string> {
 	mkdirSync(outDir, { recursive: true });
+	const packedOnce = process.env[PACKED_TARBALL_ENV];
+	if (packedOnce && sourceDir === REPO_ROOT) {
+		const copy = join(outDir, basename(packedOnce));
+		copyFileSync(packedOnce, copy);
+		return copy;
+	}
 	const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 	await run(npm, ['run', 'build'], { cwd: sourceDir, timeoutMs: 300_000 });
 	// prepack would build again; the build above is the one that counts.
