@@ -23,11 +23,16 @@ steps_cpu() {
 	echo "$s"
 }
 
+# The run's folder for step times, logs and the packed package, made on first use (removed by steps_table).
+steps_dir() {
+	: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+}
+
 step() {
 	local name=$1
 	shift
 	echo "== $name"
-	: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+	steps_dir
 	local started=$SECONDS code=0 times="$STEPS_DIR/times-${#STEPS_ROWS[@]}"
 	# In a subshell of its own, whose `times` counts this step's processes only.
 	if ("$@"; code=$?; times > "$times"; exit "$code"); then
@@ -49,7 +54,7 @@ step() {
 # printed whole under its "== NAME" line when the step ends, then its passed or FAILED line; when every one
 # has ended, a failed one stops the run with its exit code, as `step` does.
 together() {
-	: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+	steps_dir
 	local -A name_of=() dir_of=()
 	local pid dir first_code=0 names=()
 	while [ $# -ge 2 ]; do
@@ -69,7 +74,9 @@ together() {
 		names+=("$1")
 		shift 2
 	done
-	echo "== side by side (each one's output follows when it ends): $(IFS=';'; echo "${names[*]}" | sed 's/;/; /g')"
+	local joined
+	printf -v joined '%s; ' "${names[@]}"
+	echo "== side by side (each one's output follows when it ends): ${joined%; }"
 	local remaining=${#name_of[@]} code wall result
 	while [ "$remaining" -gt 0 ]; do
 		# The first step whose status is written (bash's `wait -n` misses a job that ended before it is called).
@@ -101,7 +108,7 @@ together() {
 background() {
 	local name=$1
 	shift
-	: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+	steps_dir
 	local i=${#STEPS_BACKGROUND[@]}
 	local log="$STEPS_DIR/background-$i.log"
 	echo "# $name: started in the background (log: $log)"

@@ -28,7 +28,7 @@ step "unit and workflow tests (jest)" npx jest --ci --maxWorkers=100%
 if [ "$quick" = --quick ]; then exit 0; fi
 # Built and packed once, for every suite below: they install this tarball (two builds at once in one folder
 # would remove each other's dist). tools/n8n/n8n.ts reads PACKED_TARBALL.
-: "${STEPS_DIR:=$(mktemp -d "${TMPDIR:-/tmp}/npm-test-steps.XXXXXX")}"
+steps_dir
 step "build and pack the package once" bash -c "node --import tsx tools/n8n/pack.ts '$STEPS_DIR/pack' > '$STEPS_DIR/tarball'"
 PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
