@@ -140,7 +140,7 @@ export async function prepareStatusWait(run: RunState): Promise<PreparedStatusWa
 }
 
 /** One output item of a status wait: what its message reached, and the item's send output. */
-export function statusItem(wanted: MessageStatus, send: IDataObject, summary: MessageStatusSummary | undefined): IDataObject {
+function statusItem(wanted: MessageStatus, send: IDataObject, summary: MessageStatusSummary | undefined): IDataObject {
 	const status = summary?.status ?? null;
 	return {
 		message_id: send.message_id ?? null,
