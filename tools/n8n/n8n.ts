@@ -318,8 +318,8 @@ export class N8n {
 	}
 
 	/** `n8n execute --id` without the server; returns the JSON it prints (after its log lines). */
-	async execute(workflowId: string): Promise<{ code: number | null; output: string; json?: unknown }> {
-		const { code, stdout, stderr } = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], {
+	async execute(workflowId: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string; json?: unknown }> {
+		const { code, signal, stdout, stderr } = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], {
 			allowFailure: true,
 		});
 		// --rawOutput prints log lines, then the execution as pretty JSON from a line that is just "{".
@@ -333,7 +333,7 @@ export class N8n {
 				json = undefined;
 			}
 		}
-		return { code, output: stdout + stderr, json };
+		return { code, signal, output: stdout + stderr, json };
 	}
 
 	/**

@@ -192,7 +192,7 @@ export function run(
 	command: string,
 	args: string[],
 	options: SpawnOptions & { timeoutMs?: number; allowFailure?: boolean; onStderrLine?: (line: string) => void } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
 	const { timeoutMs = 600_000, allowFailure = false, onStderrLine, ...spawnOptions } = options;
 	return new Promise((resolve, reject) => {
 		const child = spawnGroup(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -213,17 +213,17 @@ export function run(
 			forgetGroup(child);
 			reject(error);
 		});
-		child.on('close', (code) => {
+		child.on('close', (code, signal) => {
 			clearTimeout(timer);
 			forgetGroup(child);
 			if (onStderrLine && partial.trim() !== '') onStderrLine(partial);
 			if (code !== 0 && !allowFailure) {
 				reject(
 					new Error(
-						`${command} ${args.join(' ')} exited with ${code}\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`,
+						`${command} ${args.join(' ')} exited with ${code ?? signal}\n${stdout.slice(-3000)}\n${stderr.slice(-3000)}`,
 					),
 				);
-			} else resolve({ code, stdout, stderr });
+			} else resolve({ code, signal, stdout, stderr });
 		});
 	});
 }
