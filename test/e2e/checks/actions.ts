@@ -264,8 +264,8 @@ export async function runActionChecks(stack: Stack, mediaFile: string): Promise<
 				const result = await n8n.execute(wf.id);
 				const printed = result.json as { status?: string; finished?: boolean } | undefined;
 				assertEqual([printed?.status, printed?.finished], ['success', true], `the run n8n execute printed (${result.output.slice(-800)})`);
-				// n8n 2.41.1's `n8n execute` sometimes crashes while exiting, after it printed the finished run, also
-				// without this package (docs/evidence/2026-11-29-n8n-execute-sigsegv): that crash is n8n's; any other end is not.
+				// `n8n execute` of 2.41.1 (and 1.123.81) sometimes crashes while exiting, after it printed the finished run,
+				// also without this package (docs/evidence/2026-11-29-n8n-execute-sigsegv): that crash is n8n's, any other end not.
 				assert(result.code === 0 || result.signal === 'SIGSEGV', `n8n execute ended with ${result.code ?? result.signal}`);
 				const requests = await sandbox.requests(since);
 				assertSigned(requests, 'contacts');
