@@ -18,10 +18,23 @@ export interface Execution {
 	data?: { resultData: { runData: Record<string, NodeRun[]>; error?: { message?: string; description?: string } } };
 }
 
+/**
+ * n8n's public API leaves out of a list the executions its own process is running, unless the list asks for
+ * `status=running` (executions.public.controller.js, before 2.x's later releases executions.handler.js:
+ * `excludeRunning`). Under load a run can stay so for seconds while it saves its end, so every list here is the
+ * plain one and the running one together.
+ */
+const LISTS = ['', '&status=running'];
+
 export async function latestExecutionId(n8n: N8n, workflowId: string): Promise<number> {
-	const res = await n8n.api<{ data: Array<{ id: string }> }>('GET', `/executions?workflowId=${workflowId}&limit=1`);
-	if (res.status !== 200) throw new Error(`GET /executions: ${res.status} ${JSON.stringify(res.body)}`);
-	return Number(res.body.data[0]?.id ?? 0);
+	const ids = await Promise.all(
+		LISTS.map(async (list) => {
+			const res = await n8n.api<{ data: Array<{ id: string }> }>('GET', `/executions?workflowId=${workflowId}&limit=1${list}`);
+			if (res.status !== 200) throw new Error(`GET /executions: ${res.status} ${JSON.stringify(res.body)}`);
+			return Number(res.body.data[0]?.id ?? 0);
+		}),
+	);
+	return Math.max(...ids);
 }
 
 export interface WorkflowRun {
@@ -78,15 +91,20 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 	return { wallMs, execution, nodeMs };
 }
 
-/** Every execution of a workflow created after execution `afterId` (ids count up), newest first, whatever its status. */
+/** Every execution of a workflow created after execution `afterId` (ids count up), newest first, whatever its status, running ones included. */
 export async function executionsSince(n8n: N8n, workflowId: string, afterId: number, includeData = false): Promise<Execution[]> {
+	const lists = await Promise.all(LISTS.map(async (list) => await listSince(n8n, `/executions?workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${list}`, afterId)));
+	const byId = new Map<string, Execution>();
+	for (const e of lists.flat()) if (!byId.has(e.id)) byId.set(e.id, e);
+	return [...byId.values()].sort((a, b) => Number(b.id) - Number(a.id));
+}
+
+/** The pages of one list, down to execution `afterId`. */
+async function listSince(n8n: N8n, path: string, afterId: number): Promise<Execution[]> {
 	const out: Execution[] = [];
 	let cursor: string | undefined;
 	for (;;) {
-		const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>(
-			'GET',
-			`/executions?workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-		);
+		const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>('GET', `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
 		if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
 		const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
 		out.push(...fresh);
