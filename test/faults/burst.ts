@@ -281,7 +281,8 @@ async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[],
 			if (!acked[n] && !service.answered.has(n)) return;
 			if (runs.length === 0) {
 				mine.lost++;
-				figures.lostIds.push(named(id));
+				// Which 2xx it was: in the burst (before the kill or the stall) or to a re-send after it.
+				figures.lostIds.push(`${named(id)} (2xx ${acked[n] ? 'in the burst' : 'to a re-send'})`);
 			} else if (!runs.includes('success')) figures.unfinished++;
 		});
 		figures.lost += mine.lost;
