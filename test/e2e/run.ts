@@ -14,6 +14,7 @@ import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
 import { statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
+import { executionListChecks, stillRunningWorkflow } from './checks/executionLists';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
@@ -99,10 +100,11 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * answers it), the credential test's messages (n8n passes on the package's), retry chains (they rest on
  * what n8n copies into a retry), the shipped support bot, chat replies (resumed, forged, across a SIGKILL and a
  * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), status waits (read resumes,
- * the limit, a forged status: they rest on n8n's waiting webhook and its wait), no secret leaks.
+ * the limit, a forged status: they rest on n8n's waiting webhook and its wait), the suites' execution lists
+ * seeing a run still running (they rest on what n8n's public API lists), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|the message never read)/;
+	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|the message never read)|execution lists:/;
 
 /** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
@@ -159,6 +161,7 @@ export async function e2eSuite(options: {
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
+				stillRunningWorkflow(),
 				bulkTextWorkflow('e2eBulkRetry', credential, RETRY_HOOK, { parallelRequests: 1 }),
 				bulkTextAfterRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId, RETRY_AFTER_REQUEST_HOOK),
 				bulkTextWorkflow('e2eBulkRetryOnFail', credential, RETRY_ON_FAIL_HOOK, { parallelRequests: 1 }, {
@@ -226,6 +229,7 @@ export async function e2eSuite(options: {
 		chatChecks[0],
 		statusChecks[0],
 		...(await runActionChecks(stack, mediaFile)),
+		...executionListChecks(stack),
 		...waitChecks.slice(1, -1),
 		...sendingChecks(stack),
 		...agentChecks(stack, model, agentVersions(stack.n8n, smoke)),
