@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { installN8n, N8n } from './n8n';
-
-const WORKFLOW_ID = 'executeExitPlain';
+import { chain, manualTrigger, setFields } from './workflow';
 
 async function main() {
 	const version = process.env.N8N_VERSION ?? '2.41.1';
@@ -17,28 +16,11 @@ async function main() {
 	const home = mkdtempSync(join(tmpdir(), 'execute-exit-'));
 	const n8n = new N8n({ installDir, home, owner: { email: 'owner@execute-exit.example.com', password: 'Execute-exit-Passw0rd!', firstName: 'Execute', lastName: 'Exit' } });
 	try {
-		await n8n.importWorkflows([
-			{
-				id: WORKFLOW_ID,
-				name: 'Plain: Manual Trigger and Set',
-				nodes: [
-					{ id: 'a', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-					{
-						id: 'b',
-						name: 'Set',
-						type: 'n8n-nodes-base.set',
-						typeVersion: 3.4,
-						position: [200, 0],
-						parameters: { assignments: { assignments: [{ id: 'x', name: 'now', value: '={{ $now.toISO() }}', type: 'string' }] } },
-					},
-				],
-				connections: { Start: { main: [[{ node: 'Set', type: 'main', index: 0 }]] } },
-				settings: {},
-			} as never,
-		]);
+		const workflow = chain('executeExitPlain', 'Plain: Manual Trigger and Set', [manualTrigger(), setFields('Set', { now: '={{ $now.toISO() }}' })]);
+		await n8n.importWorkflows([workflow]);
 		const counts: Record<string, number> = {};
 		for (let i = 0; i < Number(process.env.TIMES ?? 30); i++) {
-			const result = await n8n.execute(WORKFLOW_ID);
+			const result = await n8n.execute(workflow.id);
 			const end = result.signal ?? `code ${result.code}`;
 			counts[end] = (counts[end] ?? 0) + 1;
 			const status = (result.json as { status?: string } | undefined)?.status;
