@@ -26,15 +26,21 @@ export interface Execution {
  */
 const LISTS = ['', '&status=running'];
 
+interface Page {
+	data: Execution[];
+	nextCursor?: string | null;
+}
+
+/** One page of GET /executions?`query`. */
+async function page(n8n: N8n, query: string): Promise<Page> {
+	const res = await n8n.api<Page>('GET', `/executions?${query}`);
+	if (res.status !== 200) throw new Error(`GET /executions: ${res.status} ${JSON.stringify(res.body)}`);
+	return res.body;
+}
+
 export async function latestExecutionId(n8n: N8n, workflowId: string): Promise<number> {
-	const ids = await Promise.all(
-		LISTS.map(async (list) => {
-			const res = await n8n.api<{ data: Array<{ id: string }> }>('GET', `/executions?workflowId=${workflowId}&limit=1${list}`);
-			if (res.status !== 200) throw new Error(`GET /executions: ${res.status} ${JSON.stringify(res.body)}`);
-			return Number(res.body.data[0]?.id ?? 0);
-		}),
-	);
-	return Math.max(...ids);
+	const newest = await Promise.all(LISTS.map(async (list) => Number((await page(n8n, `workflowId=${workflowId}&limit=1${list}`)).data[0]?.id ?? 0)));
+	return Math.max(...newest);
 }
 
 export interface WorkflowRun {
@@ -93,23 +99,22 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 
 /** Every execution of a workflow created after execution `afterId` (ids count up), newest first, whatever its status, running ones included. */
 export async function executionsSince(n8n: N8n, workflowId: string, afterId: number, includeData = false): Promise<Execution[]> {
-	const lists = await Promise.all(LISTS.map(async (list) => await listSince(n8n, `/executions?workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${list}`, afterId)));
+	const lists = await Promise.all(LISTS.map(async (list) => await listSince(n8n, `workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${list}`, afterId)));
 	const byId = new Map<string, Execution>();
 	for (const e of lists.flat()) if (!byId.has(e.id)) byId.set(e.id, e);
 	return [...byId.values()].sort((a, b) => Number(b.id) - Number(a.id));
 }
 
 /** The pages of one list, down to execution `afterId`. */
-async function listSince(n8n: N8n, path: string, afterId: number): Promise<Execution[]> {
+async function listSince(n8n: N8n, query: string, afterId: number): Promise<Execution[]> {
 	const out: Execution[] = [];
 	let cursor: string | undefined;
 	for (;;) {
-		const res = await n8n.api<{ data: Execution[]; nextCursor?: string | null }>('GET', `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-		if (res.status !== 200) throw new Error(`GET /executions: ${res.status}`);
-		const fresh = res.body.data.filter((e) => Number(e.id) > afterId);
+		const { data, nextCursor } = await page(n8n, `${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+		const fresh = data.filter((e) => Number(e.id) > afterId);
 		out.push(...fresh);
-		if (fresh.length < res.body.data.length || !res.body.nextCursor) return out;
-		cursor = res.body.nextCursor;
+		if (fresh.length < data.length || !nextCursor) return out;
+		cursor = nextCursor;
 	}
 }
 
