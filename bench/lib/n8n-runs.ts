@@ -99,7 +99,17 @@ export async function runWorkflow(n8n: N8n, workflow: Workflow, body: unknown, t
 
 /** Every execution of a workflow created after execution `afterId` (ids count up), newest first, whatever its status, running ones included. */
 export async function executionsSince(n8n: N8n, workflowId: string, afterId: number, includeData = false): Promise<Execution[]> {
-	const lists = await Promise.all(LISTS.map(async (list) => await listSince(n8n, `workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}${list}`, afterId)));
+	return await listed(n8n, `workflowId=${workflowId}&limit=250${includeData ? '&includeData=true' : ''}`, afterId);
+}
+
+/** Every execution on this n8n, of every workflow, with its data, running ones included. */
+export async function everyExecution(n8n: N8n): Promise<Execution[]> {
+	return await listed(n8n, 'limit=250&includeData=true', 0);
+}
+
+/** The plain list and the running one together, newest first. */
+async function listed(n8n: N8n, query: string, afterId: number): Promise<Execution[]> {
+	const lists = await Promise.all(LISTS.map(async (list) => await listSince(n8n, `${query}${list}`, afterId)));
 	const byId = new Map<string, Execution>();
 	for (const e of lists.flat()) if (!byId.has(e.id)) byId.set(e.id, e);
 	return [...byId.values()].sort((a, b) => Number(b.id) - Number(a.id));

@@ -15,6 +15,7 @@ import { conversationChecks, conversationRestartCheck, conversationStallCheck, c
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
 import { statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
 import { executionListChecks, stillRunningWorkflow } from './checks/executionLists';
+import { everyExecution } from '../../bench/lib/n8n-runs';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
 import { ScriptedModel } from './lib/model';
 import {
@@ -260,10 +261,12 @@ export async function e2eSuite(options: {
 		name: 'no secret appears in n8n’s log or in any execution’s data',
 		fn: async () => {
 			const secrets = [stack!.sandbox.credentials.clientSecret, stack!.sandbox.credentials.webhookSecret];
-			const all = await stack!.n8n.api<{ data: unknown[] }>('GET', '/executions?includeData=true&limit=250');
+			// Every page, running ones too: the newest 250 alone left the suite's earlier executions unread.
+			const all = await everyExecution(stack!.n8n);
+			say(`secrets looked for in the data of ${all.length} executions`);
 			const haystacks = [
 				['n8n log', existsSync(stack!.n8n.logFile) ? readFileSync(stack!.n8n.logFile, 'utf8') : ''],
-				['executions', JSON.stringify(all.body)],
+				['executions', JSON.stringify(all)],
 			];
 			for (const [where, text] of haystacks) {
 				for (const secret of secrets) if (text.includes(secret)) throw new Error(`a secret appears in ${where}`);

@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
+import { everyExecution } from '../../bench/lib/n8n-runs';
 import { logsFolder } from '../../tools/n8n/logs';
 import { sleep, STALL_MS, stall, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
@@ -328,8 +329,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			name: 'no secret appears in any process’s log or in any execution’s data',
 			fn: async () => {
 				const secrets = [sandbox.credentials.clientSecret, sandbox.credentials.webhookSecret];
-				const all = await n8n.api<{ data: unknown[] }>('GET', '/executions?includeData=true&limit=250');
-				const haystacks: Array<[string, string]> = [[ 'executions', JSON.stringify(all.body) ], ...[n8n, ...s.processes].map((p): [string, string] => [p.logFile, log(p)])];
+				const haystacks: Array<[string, string]> = [['executions', JSON.stringify(await everyExecution(n8n))], ...[n8n, ...s.processes].map((p): [string, string] => [p.logFile, log(p)])];
 				for (const [where, text] of haystacks) for (const secret of secrets) assert(!text.includes(secret), `a secret appears in ${where}`);
 			},
 		},
