@@ -13,7 +13,7 @@ import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
-import { statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
+import { statusRestartRider, statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
 import { executionListChecks, stillRunningWorkflow } from './checks/executionLists';
 import { everyExecution } from '../../bench/lib/n8n-runs';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
@@ -244,7 +244,8 @@ export async function e2eSuite(options: {
 		...chatChecks.slice(1, -1),
 		...statusChecks.slice(1, -1),
 		exampleChecks[1],
-		conversationRestartCheck(stack, say),
+		// Message statuses ride on the replies' kills: no restarts of their own.
+		conversationRestartCheck(stack, say, [statusRestartRider(stack, say)]),
 		conversationStallCheck(stack, say),
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-1),

@@ -393,6 +393,15 @@ export class N8n {
 		return this.server?.output() ?? '';
 	}
 
+	/**
+	 * Once this start of n8n logged the end of its start-up. 1.123.81 and 2.3.6 serve webhooks before that, and
+	 * just before it mark every run still `running` crashed (server.js, eventBus.initialize), a run resumed in
+	 * those seconds too.
+	 */
+	async startedUp(timeoutMs = 120_000): Promise<void> {
+		await waitFor('the end of n8n start-up', async () => (/Editor is now accessible via/.test(this.serverOutput()) ? true : undefined), timeoutMs, 200);
+	}
+
 	async stop(): Promise<void> {
 		await this.server?.stop();
 		this.server = undefined;

@@ -484,7 +484,31 @@ function attemptsText(d: Delivery): string {
 }
 
 /** How many runs wait, and reply at the same moment, in each kill round. */
-const KILL_ROUND_RUNS = 4;
+export const KILL_ROUND_RUNS = 4;
+
+/**
+ * Events of another kind that share the restart check's kills (statusWaits.ts: message statuses), so that they
+ * cost no restarts of their own.
+ */
+export interface RestartRider {
+	/** What it adds to the check's name. */
+	name: string;
+	/** Before the first round: a run that waits across both restarts. */
+	begin(): Promise<void>;
+	/** Before a round's kill: starts what will wait; what to send, and how to check it after the restart. */
+	round(kill: 'SIGKILL' | 'SIGTERM'): Promise<RiderRound>;
+	/** After both rounds: asserts what the run waiting across both restarts went on with. */
+	end(): Promise<void>;
+}
+
+export interface RiderRound {
+	/** Sent before the replies; delivery ids. */
+	sendEarly(): Promise<string[]>;
+	/** Sent with the replies; delivery ids. */
+	send(): Promise<string[]>;
+	/** After the restart; `acknowledged`: the delivery ids answered 2xx before the kill. What went wrong (nothing: []). */
+	check(acknowledged: ReadonlySet<string>): Promise<string[]>;
+}
 
 /**
  * n8n stopped (SIGTERM, as `docker stop`) or killed (SIGKILL to its process group, as the OOM killer or
@@ -495,15 +519,17 @@ const KILL_ROUND_RUNS = 4;
  * no longer waits, starts the trigger's workflow. (A retry that lands while n8n starts up gets n8n's own 200
  * and never reaches the trigger: counted apart, docs/trigger.md#while-n8n-starts.) A run that waited across
  * both restarts still takes its reply, and one whose Limit Wait Time passes after the first restart goes on
- * without a reply.
+ * without a reply. `riders` send events of their own at the replies' moment and check them after each restart:
+ * the same kills, no restarts of their own.
  */
-export function conversationRestartCheck(stack: Stack, log: (line: string) => void = () => undefined): Check {
+export function conversationRestartCheck(stack: Stack, log: (line: string) => void = () => undefined, riders: RestartRider[] = []): Check {
 	return {
-		name: `conversations: replies answered 2xx just before SIGKILL, and before SIGTERM, are in their runs, and no reply that reached the trigger is lost (${KILL_ROUND_RUNS} replies at once per round); a run waiting across both restarts keeps its wait, and one whose limit passes after a restart takes the no-reply path`,
+		name: `conversations: replies answered 2xx just before SIGKILL, and before SIGTERM, are in their runs, and no reply that reached the trigger is lost (${KILL_ROUND_RUNS} replies at once per round); a run waiting across both restarts keeps its wait, and one whose limit passes after a restart takes the no-reply path${riders.map((r) => `; ${r.name}`).join('')}`,
 		timeoutMs: 900_000,
 		fn: async () => {
 			const { n8n, sandbox } = stack;
 			const any = byKey(stack, 'Any');
+			for (const rider of riders) await rider.begin();
 			const survivor = await askCustomer(stack, any, newCustomer(), 'survivor');
 			// Gets no reply: its Limit Wait Time passes after the first restart, and n8n must still end its wait then.
 			const unanswered = await askCustomer(stack, byKey(stack, 'Limit45'), newCustomer(), 'unanswered');
@@ -513,8 +539,13 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				for (let i = 0; i < KILL_ROUND_RUNS; i++) questions.push(await askCustomer(stack, any, newCustomer(), `${kill}-${i}`));
 				if (kill === 'SIGKILL') assertEqual(await status(n8n, unanswered), 'waiting', `the unanswered question before the first restart (limit ${RESTART_LIMIT_SECONDS} s)`);
 				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
-				const ids = await Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url })));
-				// The kill follows the first 2xx at once.
+				const rounds = [];
+				for (const rider of riders) rounds.push(await rider.round(kill));
+				const riderIds = (await Promise.all(rounds.map(async (r) => await r.sendEarly()))).flat();
+				const [ids, lateIds] = await Promise.all([Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url }))), Promise.all(rounds.map(async (r) => await r.send()))]);
+				riderIds.push(...lateIds.flat());
+				const everyId = [...ids, ...riderIds];
+				// The kill follows the first reply's 2xx at once (the riders' events are under way or just answered).
 				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10);
 				const pid = n8n.pid!;
 				const killedAt = new Date().toISOString().slice(11, 23);
@@ -525,7 +556,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				const answered = await waitFor(
 					'the attempts under way at the kill to end',
 					async () => {
-						const all = await Promise.all(ids.map((id) => sandbox.delivery(id)));
+						const all = await Promise.all(everyId.map((id) => sandbox.delivery(id)));
 						return all.every((d) => d.attempts.every((a) => a.status !== null || a.error !== undefined)) ? all : undefined;
 					},
 					30_000,
@@ -580,7 +611,8 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					if (run.status === 'waiting' && settled[i].state === 'delivered' && !answeredByStartingN8n) problem('was answered 2xx, its run still waits');
 					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problem(`was never answered 2xx (run ${run.status}, reply ${where})`);
 				}
-				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${acknowledged.size} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${ids.filter((id) => acknowledged.has(id)).length} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+				for (const r of rounds) problems.push(...(await r.check(acknowledged)).map((p) => `${kill}: ${p} (killed at ${killedAt})`));
 				if (kill === 'SIGKILL') {
 					// The unanswered run's limit passes after the first restart. Its end is awaited here, before the
 					// second round, so the limit never falls inside the SIGTERM restart on a slow machine: a run n8n resumes
@@ -589,10 +621,11 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					assertEqual([timedOut.status, askOutput(timedOut).replied], ['success', false], 'the unanswered question’s run after its limit passed across a restart (status, replied)');
 				}
 			}
-			assertEqual(problems, [], 'replies answered 2xx but not in their runs, or lost');
+			assertEqual(problems, [], 'replies (or riders\' events) answered 2xx but not in their runs, or lost');
 			assertEqual(await status(n8n, survivor), 'waiting', 'the survivor after two restarts');
 			await customerWrites(stack, survivor.phone, 'after the restarts');
 			assertEqual((askOutput(await settledRun(n8n, survivor)).reply as Record<string, unknown>).body, 'after the restarts', 'the survivor’s reply');
+			for (const rider of riders) await rider.end();
 		},
 	};
 }

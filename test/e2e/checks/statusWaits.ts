@@ -4,13 +4,15 @@
  * to the conversations trigger, the one with Share With Other Workflows on; the trigger keeps the tally and
  * hands the run a signed summary. What a user sees is read from the executions n8n saved.
  */
-import { type ExecutionSummary, type N8n, nodeOutput } from '../../../tools/n8n/n8n';
+import { CONFIRM_AFTER_MS } from '../../../nodes/shared/sharing';
+import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
+import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { AFTER_NODE, CONVERSATION_TRIGGER_HOOK, execution, newCustomer, settledRun, startWorkflow } from './conversations';
+import { AFTER_NODE, CONVERSATION_TRIGGER_HOOK, execution, KILL_ROUND_RUNS, newCustomer, type RestartRider, settledRun, startWorkflow } from './conversations';
 
 const SEND_NODE = 'Send';
 /** The sandbox runs 60 times faster than the clock (the suite's TIME_SCALE): a schedule's minute is a second. */
@@ -35,7 +37,8 @@ function statusWorkflow(credential: CredentialRef, key: string, limitMinutes: nu
 }
 
 export function statusWaitWorkflows(credential: CredentialRef): Workflow[] {
-	return [statusWorkflow(credential, 'Read', 10), statusWorkflow(credential, 'Limit', 0.05)];
+	// Read's limit outlasts the restart check, whose run waits for read across both restarts.
+	return [statusWorkflow(credential, 'Read', 60), statusWorkflow(credential, 'Limit', 0.05)];
 }
 
 const byKey = (stack: Stack, key: string) => stack.workflows.find((w) => w.name === `E2E: send text and wait for status (${key})`)!;
@@ -194,4 +197,130 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			},
 		},
 	];
+}
+
+/** The service reports `status` of `messageId` (its time `at`) to the sharing trigger, signed and retried on its plan; the delivery's id. */
+async function sendStatus(stack: Stack, messageId: string, status: 'delivered' | 'read', at = new Date().toISOString()): Promise<string> {
+	const url = `${stack.n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+	return await stack.sandbox.deliver({ event: 'message.status.updated', url, data: { message_id: messageId, status, timestamp: at } });
+}
+
+/** Answered 200 by n8n itself while it started: never reached the trigger (docs/trigger.md#while-n8n-starts). */
+const answeredByStartingN8n = (d: Delivery) => d.attempts.some((a) => a.status === 200 && a.responseBody === N8N_STARTING_UP_ANSWER);
+/** Answered 2xx by the trigger. */
+const answeredByTrigger = (d: Delivery) => d.attempts.some((a) => a.status === 200 && a.responseBody !== N8N_STARTING_UP_ANSWER);
+/** The summary the trigger handed the run is in its data (before the wait every item says reached: false). */
+const resumedWithSummary = (run: ExecutionSummary | undefined) => JSON.stringify(run?.data ?? {}).includes('"reached":true');
+
+/**
+ * A `read` that completes a wait, after a restart: once the run holds the summary and no longer runs (resumed, or
+ * crashed with it), or once the delivery settled and the run no longer runs. The delivery may stay pending while
+ * the run holds it: n8n 2.41 answers a crashed run's resume address 500, so the trigger answers 503 until the
+ * service gives up, and an answer slower than the service waits (n8n busy after its restart) is retried minutes
+ * later; waiting that out would only cost minutes. After 120 s, as it stands.
+ */
+async function afterRestart(stack: Stack, s: Sending, id: string): Promise<{ d: Delivery; run: ExecutionSummary | undefined }> {
+	const look = async () => ({ d: await stack.sandbox.delivery(id), run: await execution(stack.n8n, s.workflow.id, s.executionId) });
+	return await waitFor(
+		`the read of ${s.messageId} to settle`,
+		async () => {
+			const now = await look();
+			const holdsIt = now.run !== undefined && !underWay(now.run.status) && resumedWithSummary(now.run);
+			const settled = now.d.state !== 'pending' && now.run !== undefined && !underWay(now.run.status, { waiting: false });
+			return holdsIt || settled ? now : undefined;
+		},
+		120_000,
+		500,
+	).catch(look);
+}
+
+/**
+ * Message statuses in the conversations restart check's kill rounds (SIGKILL, then SIGTERM), at no restart of
+ * their own: per round, KILL_ROUND_RUNS runs get the `read` that completes their wait, sent with the replies,
+ * and as many get a `delivered` that leaves theirs incomplete, sent just before (the trigger answers those after
+ * its ~1 s recount, so their answers fall at the kill's moment). After the restart, with the service retrying
+ * what got no 2xx, every status the trigger answered 2xx must be in its run: a completing one resumed it (or is
+ * in the run n8n marked crashed), an incomplete one counted when a later `read` completes the wait (the run's
+ * deliveredAt is its time). A run waiting for `read` across both restarts keeps the `delivered` counted before.
+ */
+export function statusRestartRider(stack: Stack, log: (line: string) => void = () => undefined): RestartRider {
+	const { n8n, sandbox } = stack;
+	/** Reports `delivered` (answered 200 asserted); its time. */
+	const counted = async (s: Sending): Promise<string> => {
+		const at = new Date().toISOString();
+		const d = await sandbox.settled(await sendStatus(stack, s.messageId, 'delivered', at), 60_000);
+		assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `the trigger's answer to delivered of ${s.messageId}`);
+		return at;
+	};
+	/** Reports `read` and waits for the resumed run; what it went on with. */
+	const readAndResume = async (s: Sending): Promise<Record<string, unknown>> => {
+		const d = await sandbox.settled(await sendStatus(stack, s.messageId, 'read'), 60_000);
+		assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `the trigger's answer to read of ${s.messageId}`);
+		return sendOutput(await settledRun(n8n, s, 60_000));
+	};
+	let survivor: { s: Sending; deliveredAt: string } | undefined;
+	return {
+		name: `statuses answered 2xx at the same kills are in their runs (${KILL_ROUND_RUNS} completing a wait, ${KILL_ROUND_RUNS} leaving one incomplete, per round), and a run waiting for a status across both restarts keeps the status counted before them`,
+		begin: async () => {
+			const s = await startSending(stack, 'Read', false);
+			survivor = { s, deliveredAt: await counted(s) };
+		},
+		round: async (kill) => {
+			// Started at once: n8n takes them side by side, as it does a real burst of sends.
+			const started = await Promise.all(Array.from({ length: 2 * KILL_ROUND_RUNS }, async () => await startSending(stack, 'Read', false)));
+			const completing = started.slice(0, KILL_ROUND_RUNS);
+			const incomplete = started.slice(KILL_ROUND_RUNS);
+			const deliveredAt = new Date().toISOString();
+			let readIds: string[] = [];
+			let deliveredIds: string[] = [];
+			return {
+				sendEarly: async () => {
+					deliveredIds = await Promise.all(incomplete.map(async (s) => await sendStatus(stack, s.messageId, 'delivered', deliveredAt)));
+					await new Promise((resolve) => setTimeout(resolve, CONFIRM_AFTER_MS * 0.8));
+					return deliveredIds;
+				},
+				send: async () => (readIds = await Promise.all(completing.map(async (s) => await sendStatus(stack, s.messageId, 'read')))),
+				check: async (acknowledged) => {
+					const problems: string[] = [];
+					const outcomes: Record<string, number> = {};
+					const count = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
+					const text = (d: Delivery) => d.attempts.map((a) => `#${a.attempt} ${a.sentAt.slice(11, 23)} ${a.status ?? a.error}`).join(' | ');
+					for (const [i, s] of completing.entries()) {
+						const { d, run } = await afterRestart(stack, s, readIds[i]);
+						const inRun = resumedWithSummary(run);
+						const problem = (what: string) => problems.push(`the read of ${s.messageId} ${what} (run ${run?.status}; attempts: ${text(d)})`);
+						count(inRun ? `read in its run (${run?.status})` : answeredByStartingN8n(d) ? 'read answered 200 by n8n while it started' : 'read nowhere');
+						if (acknowledged.has(readIds[i]) && !inRun) problem('answered 2xx before the kill is not in its run');
+						if (answeredByTrigger(d) && !inRun) problem('answered 2xx is not in its run');
+						if (!inRun && !answeredByStartingN8n(d)) problem('is lost');
+					}
+					const settled = await Promise.all(deliveredIds.map(async (id) => await sandbox.settled(id, 120_000).catch(async () => await sandbox.delivery(id))));
+					// The reads below only show what was counted: sent once n8n's start-up ended, so that n8n does not mark the
+					// run they resume crashed (1.123.81 and 2.3.6 do for a run resumed before then: N8n.startedUp).
+					await n8n.startedUp();
+					for (const [i, s] of incomplete.entries()) {
+						const d = settled[i];
+						const problem = (what: string) => problems.push(`the delivered of ${s.messageId} ${what} (attempts: ${text(d)})`);
+						if (!answeredByTrigger(d)) {
+							count(answeredByStartingN8n(d) ? 'delivered answered 200 by n8n while it started' : 'delivered never answered 2xx');
+							if (!answeredByStartingN8n(d)) problem(`was never answered 2xx (${d.state})`);
+							continue;
+						}
+						const out = await readAndResume(s);
+						count(out.deliveredAt === deliveredAt ? 'delivered counted' : 'delivered not counted');
+						if (out.deliveredAt !== deliveredAt) problem(`answered 2xx${acknowledged.has(deliveredIds[i]) ? ' before the kill' : ''} was not counted: the run went on with deliveredAt ${String(out.deliveredAt)}`);
+					}
+					const before = (ids: string[]) => ids.filter((id) => acknowledged.has(id)).length;
+					log(`${kill}: statuses: ${before(readIds)} of ${KILL_ROUND_RUNS} completing reads and ${before(deliveredIds)} of ${KILL_ROUND_RUNS} incomplete delivereds answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+					return problems;
+				},
+			};
+		},
+		end: async () => {
+			assert(survivor, 'the status survivor did not start');
+			assertEqual((await execution(n8n, survivor.s.workflow.id, survivor.s.executionId))?.status, 'waiting', 'the run waiting for read after two restarts');
+			const out = await readAndResume(survivor.s);
+			assertEqual([out.reached, out.status, out.deliveredAt], [true, 'read', survivor.deliveredAt], 'the survivor: reached, status, deliveredAt (counted before the restarts)');
+		},
+	};
 }
