@@ -104,9 +104,12 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		const { complete, statuses } = book.tally(watch, wait);
 		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
 		const answer = taken(context);
-		if (!('answer' in answer)) return answer;
 		const afterSave: AfterSave = { url: context.getNodeWebhookUrl('setup'), took: answer };
-		return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
+		if ('answer' in answer) return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
+		// Also Start: n8n saves no static data for a request that starts a run, so this count is saved by the waits
+		// webhook (a request it answers itself), then counted again as `confirm` does, before the run starts.
+		if (!(await recount(context, afterSave.url, watch, book.statuses.known(watch.messages)))) return retry(context, 'could not count the wait again');
+		return await countAgain(context, afterSave, book, wait, watch);
 	} finally {
 		book.writeBack();
 	}
