@@ -166,6 +166,15 @@ describe('Also Start This Workflow for Statuses', () => {
 		expect(Object.keys((saved.messageStatuses ?? {}) as IDataObject)).toEqual(['wamid.race-1']);
 	});
 
+	test('the status that completes a wait ends it in the saved copy: a later status of the message, at another process, hands nothing over again and is answered 200', async () => {
+		await waitFor(['wamid.race-1']);
+		expect(started([await report(processes[0], 'wamid.race-1', 'delivered')])).toEqual([[200, true, true]]);
+		// Another process (no memory of the hand-over) takes the message's read: the wait it completed is over, so the
+		// read starts the trigger's workflow as a status nobody waits for (unmarked).
+		expect(started([await report(processes[1], 'wamid.race-1', 'read')])).toEqual([[200, true, undefined]]);
+		expect(resumes.map((r) => r.status)).toEqual([200]);
+	});
+
 	test('a status that leaves its wait incomplete when the trigger cannot ask its waits webhook: answered 503 (the retry counts again), no workflow started', async () => {
 		await waitFor(['wamid.race-1', 'wamid.race-2']);
 		waitsDown = true;

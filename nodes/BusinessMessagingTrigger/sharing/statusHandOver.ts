@@ -102,12 +102,14 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		const wait = watch && book.waits.get(watch.wait);
 		if (!watch || !wait) return { extra: {} };
 		const { complete, statuses } = book.tally(watch, wait);
-		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
 		const answer = taken(context);
 		const afterSave: AfterSave = { url: context.getNodeWebhookUrl('setup'), took: answer };
-		if ('answer' in answer) return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
-		// Also Start: n8n saves no static data for a request that starts a run, so this count is saved by the waits
-		// webhook (a request it answers itself), then counted again as `confirm` does, before the run starts.
+		// Also Start: n8n saves no static data for a request that starts a run, so what this request changes goes
+		// through the waits webhook (a request n8n answers, and saves): the wait's end, or this count, which is then
+		// counted again as `confirm` does, before the run starts.
+		const startsRun = !('answer' in answer);
+		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, startsRun ? afterSave : undefined);
+		if (!startsRun) return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
 		if (!(await recount(context, afterSave.url, watch, book.statuses.known(watch.messages)))) return retry(context, 'could not count the wait again');
 		return await countAgain(context, afterSave, book, wait, watch);
 	} finally {
