@@ -43,6 +43,8 @@ let url = '';
 let database: { saved: string };
 /** The trigger's waits webhook answers 503 (n8n cannot take the request) while set. */
 let waitsDown: boolean;
+/** How long n8n takes to answer the run's resume address (a busy n8n). */
+let resumeDelayMs: number;
 let processes: Webhook.TriggerHarness[];
 /** What reached the run's resume address, with n8n's answer. */
 let resumes: Call[];
@@ -57,6 +59,7 @@ beforeEach(async () => {
 	resumes = [];
 	database = { saved: '{}' };
 	waitsDown = false;
+	resumeDelayMs = 0;
 	let resumed = false;
 	// The waits webhook's requests go to any process (a load balancer): here always the third one.
 	let waitsProcess = () => processes[2];
@@ -74,6 +77,7 @@ beforeEach(async () => {
 				return;
 			}
 			// n8n's resume address: the first summary resumes the run; after that the run waits no more (409).
+			await new Promise((resolve) => setTimeout(resolve, resumeDelayMs));
 			const status = req.method === 'POST' && !resumed ? 200 : 409;
 			if (req.method === 'POST') resumes.push({ method: 'POST', body, status });
 			if (status === 200) resumed = true;
@@ -131,6 +135,22 @@ test('a status that leaves its wait incomplete with nobody else counting: no sum
 	const answer = await report(processes[0], 'wamid.race-1', 'read');
 	expect(answer.statusCode).toBe(200);
 	expect(resumes).toEqual([]);
+});
+
+test('a registration a process takes while one of its status requests hands a run over (slowly) stays in the saved copy after that request saves', async () => {
+	await waitFor(['wamid.race-1']);
+	resumeDelayMs = 1500;
+	const status = report(processes[0], 'wamid.race-1', 'delivered');
+	await new Promise((resolve) => setTimeout(resolve, 300));
+	// A chat-reply wait registered at the same process meanwhile, saved with its own request.
+	const wait = { id: 'wait-during-hand-over', customer: '+15550001111', sender: '', resumeUrl: `${url}/webhook-waiting/8/node-1?wait=wait-during-hand-over`, until: Date.now() + 3_600_000, askedAt: Date.now() };
+	const body = JSON.stringify({ type: WAITS_MESSAGE_TYPE, action: 'register', wait });
+	expect((await processes[0].send({ headers: { 'content-type': 'application/json', ...signatureHeaders(SECRET, body) }, body, path: `/webhook/${WAITS_PATH}` })).statusCode).toBe(200);
+	const replyWaits = () => Object.keys(((processes[0].savedStaticData() as Record<string, IDataObject>)['node:Business Messaging Trigger']?.replyWaits ?? {}) as IDataObject);
+	expect(replyWaits()).toContain('wait-during-hand-over');
+	expect((await status).statusCode).toBe(200);
+	expect(resumes.map((r) => r.status)).toEqual([200]);
+	expect(replyWaits()).toContain('wait-during-hand-over');
 });
 
 describe('Also Start This Workflow for Statuses', () => {
