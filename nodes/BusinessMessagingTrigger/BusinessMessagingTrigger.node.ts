@@ -479,7 +479,13 @@ export class BusinessMessagingTrigger implements INodeType {
 				handOverStore(this);
 				return await handleWaitsRequest(this, await receivedBytes(this));
 			}
-			return await handleDelivery.call(this);
+			try {
+				return await handleDelivery.call(this);
+			} finally {
+				// Again at the end: a hand-over can take seconds, and a registration this process took meanwhile goes
+				// with this request's save too, or the save would drop it (rule 1, sharing/registry.ts).
+				keepRegistrations(this);
+			}
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.
 			// (NodeOperationError hands back the same error when given one.)

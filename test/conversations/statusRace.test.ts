@@ -4,13 +4,17 @@
  * other saved, counts its own status, finds the wait incomplete and saves over the other (last write wins).
  * Each process here is the real Business Messaging Trigger through n8n-core's WebhookContext
  * (test/helpers/webhook.ts) in a module registry of its own (its own process memory), all three sharing one
- * database row. The run must still be handed its summary once, and the service answered 2xx for both.
+ * database row. The run must still be handed its summary once, and the service answered 2xx for both; with the
+ * trigger's Also Start This Workflow for Statuses on too, each status also starting the trigger's workflow (n8n
+ * then saves no static data for the status's request at all).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { signatureHeaders } from '../../credentials/webhookSignature';
 import { STATUS_SUMMARY_TYPE, WAITS_MESSAGE_TYPE, WAITS_PATH } from '../../nodes/shared/sharing';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
 import { messageStatusUpdated } from '../trigger/requests';
 import type * as Webhook from '../helpers/webhook';
 
@@ -36,6 +40,11 @@ interface Call {
 
 let server: Server;
 let url = '';
+let database: { saved: string };
+/** The trigger's waits webhook answers 503 (n8n cannot take the request) while set. */
+let waitsDown: boolean;
+/** How long n8n takes to answer the run's resume address (a busy n8n). */
+let resumeDelayMs: number;
 let processes: Webhook.TriggerHarness[];
 /** What reached the run's resume address, with n8n's answer. */
 let resumes: Call[];
@@ -48,7 +57,9 @@ async function readAll(req: IncomingMessage): Promise<string> {
 
 beforeEach(async () => {
 	resumes = [];
-	const database = { saved: '{}' };
+	database = { saved: '{}' };
+	waitsDown = false;
+	resumeDelayMs = 0;
 	let resumed = false;
 	// The waits webhook's requests go to any process (a load balancer): here always the third one.
 	let waitsProcess = () => processes[2];
@@ -56,12 +67,17 @@ beforeEach(async () => {
 		void (async () => {
 			const body = await readAll(req);
 			const path = (req.url ?? '').split('?')[0];
+			if (path === `/webhook/${WAITS_PATH}` && waitsDown) {
+				res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'unavailable' }));
+				return;
+			}
 			if (path === `/webhook/${WAITS_PATH}`) {
 				const outcome = await waitsProcess().send({ headers: req.headers as Record<string, string>, body, path });
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;
 			}
 			// n8n's resume address: the first summary resumes the run; after that the run waits no more (409).
+			await new Promise((resolve) => setTimeout(resolve, resumeDelayMs));
 			const status = req.method === 'POST' && !resumed ? 200 : 409;
 			if (req.method === 'POST') resumes.push({ method: 'POST', body, status });
 			if (status === 200) resumed = true;
@@ -70,10 +86,15 @@ beforeEach(async () => {
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-	processes = [0, 1, 2].map(() => new (n8nProcess().TriggerHarness)({ parameters: { resumeWaitingRuns: true }, workflowId: 'trigger-workflow', baseUrl: url, database }));
+	startProcesses();
 	waitsProcess = () => processes[2];
 });
 afterEach(async () => await new Promise<void>((resolve) => server.close(() => resolve())));
+
+/** Three fresh n8n processes of the trigger with these parameters (Share With Other Workflows on), sharing the database row. */
+function startProcesses(parameters: INodeParameters = {}) {
+	processes = [0, 1, 2].map(() => new (n8nProcess().TriggerHarness)({ parameters: { resumeWaitingRuns: true, ...parameters }, workflowId: 'trigger-workflow', baseUrl: url, database }));
+}
 
 /** A signed request of the waiting node to the trigger's waits webhook. */
 async function tellTrigger(request: object) {
@@ -114,4 +135,71 @@ test('a status that leaves its wait incomplete with nobody else counting: no sum
 	const answer = await report(processes[0], 'wamid.race-1', 'read');
 	expect(answer.statusCode).toBe(200);
 	expect(resumes).toEqual([]);
+});
+
+test('a registration a process takes while one of its status requests hands a run over (slowly) stays in the saved copy after that request saves', async () => {
+	await waitFor(['wamid.race-1']);
+	resumeDelayMs = 1500;
+	const status = report(processes[0], 'wamid.race-1', 'delivered');
+	await new Promise((resolve) => setTimeout(resolve, 300));
+	// A chat-reply wait registered at the same process meanwhile, saved with its own request.
+	const wait = { id: 'wait-during-hand-over', customer: '+15550001111', sender: '', resumeUrl: `${url}/webhook-waiting/8/node-1?wait=wait-during-hand-over`, until: Date.now() + 3_600_000, askedAt: Date.now() };
+	const body = JSON.stringify({ type: WAITS_MESSAGE_TYPE, action: 'register', wait });
+	expect((await processes[0].send({ headers: { 'content-type': 'application/json', ...signatureHeaders(SECRET, body) }, body, path: `/webhook/${WAITS_PATH}` })).statusCode).toBe(200);
+	const replyWaits = () => Object.keys(((processes[0].savedStaticData() as Record<string, IDataObject>)['node:Business Messaging Trigger']?.replyWaits ?? {}) as IDataObject);
+	expect(replyWaits()).toContain('wait-during-hand-over');
+	expect((await status).statusCode).toBe(200);
+	expect(resumes.map((r) => r.status)).toEqual([200]);
+	expect(replyWaits()).toContain('wait-during-hand-over');
+});
+
+describe('Also Start This Workflow for Statuses', () => {
+	beforeEach(() => startProcesses({ alsoStartForStatuses: true }));
+
+	/** What each answer did: its status code, whether it started the trigger's workflow, and the item's mark. */
+	const started = (answers: Webhook.WebhookOutcome[]) => answers.map((a) => [a.statusCode, a.workflowStarted, (a.items[0]?.json as IDataObject | undefined)?.statusForWaitingRun]);
+
+	test('the last two statuses of a wait taken by two processes at once: the run is handed its summary once, and both start the trigger’s workflow, marked', async () => {
+		await waitFor(['wamid.race-1', 'wamid.race-2']);
+		const answers = await Promise.all([report(processes[0], 'wamid.race-1', 'delivered'), report(processes[1], 'wamid.race-2', 'delivered')]);
+		expect(started(answers)).toEqual([
+			[200, true, true],
+			[200, true, true],
+		]);
+		const handed = resumes.filter((r) => r.status === 200);
+		expect(handed).toHaveLength(1);
+		expect(resumes.slice(1).map((r) => r.status)).toEqual(resumes.slice(1).map(() => 409));
+		expect(JSON.parse(handed[0].body)).toMatchObject({
+			type: STATUS_SUMMARY_TYPE,
+			wait: WAIT_ID,
+			statuses: { 'wamid.race-1': { status: 'delivered' }, 'wamid.race-2': { status: 'delivered' } },
+		});
+	});
+
+	test('a status that leaves its wait incomplete with nobody else counting: its count saved, no summary, the trigger’s workflow started, marked', async () => {
+		await waitFor(['wamid.race-1', 'wamid.race-2']);
+		const answer = await report(processes[0], 'wamid.race-1', 'read');
+		expect(started([answer])).toEqual([[200, true, true]]);
+		expect(resumes).toEqual([]);
+		// n8n saves no static data for a request that starts a run: the count is in the database through the waits webhook.
+		const saved = (processes[0].savedStaticData() as Record<string, IDataObject>)['node:Business Messaging Trigger'];
+		expect(Object.keys((saved.messageStatuses ?? {}) as IDataObject)).toEqual(['wamid.race-1']);
+	});
+
+	test('the status that completes a wait ends it in the saved copy: a later status of the message, at another process, hands nothing over again and is answered 200', async () => {
+		await waitFor(['wamid.race-1']);
+		expect(started([await report(processes[0], 'wamid.race-1', 'delivered')])).toEqual([[200, true, true]]);
+		// Another process (no memory of the hand-over) takes the message's read: the wait it completed is over, so the
+		// read starts the trigger's workflow as a status nobody waits for (unmarked).
+		expect(started([await report(processes[1], 'wamid.race-1', 'read')])).toEqual([[200, true, undefined]]);
+		expect(resumes.map((r) => r.status)).toEqual([200]);
+	});
+
+	test('a status that leaves its wait incomplete when the trigger cannot ask its waits webhook: answered 503 (the retry counts again), no workflow started', async () => {
+		await waitFor(['wamid.race-1', 'wamid.race-2']);
+		waitsDown = true;
+		const answer = await report(processes[0], 'wamid.race-1', 'delivered');
+		expect([answer.statusCode, answer.workflowStarted]).toEqual([503, false]);
+		expect(resumes).toEqual([]);
+	});
 });

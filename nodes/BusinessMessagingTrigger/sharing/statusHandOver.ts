@@ -102,11 +102,16 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		const wait = watch && book.waits.get(watch.wait);
 		if (!watch || !wait) return { extra: {} };
 		const { complete, statuses } = book.tally(watch, wait);
-		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs);
 		const answer = taken(context);
-		if (!('answer' in answer)) return answer;
 		const afterSave: AfterSave = { url: context.getNodeWebhookUrl('setup'), took: answer };
-		return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
+		// Also Start: n8n saves no static data for a request that starts a run, so what this request changes goes
+		// through the waits webhook (a request n8n answers, and saves): the wait's end, or this count, which is then
+		// counted again as `confirm` does, before the run starts.
+		const startsRun = !('answer' in answer);
+		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, startsRun ? afterSave : undefined);
+		if (!startsRun) return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
+		if (!(await recount(context, afterSave.url, watch, book.statuses.known(watch.messages)))) return retry(context, 'could not count the wait again');
+		return await countAgain(context, afterSave, book, wait, watch);
 	} finally {
 		book.writeBack();
 	}
@@ -152,14 +157,19 @@ async function endedElsewhere(context: IWebhookFunctions, url: string | undefine
  * service answered (503 when it could not ask: the retry counts again).
  */
 async function confirm(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<Answer> {
+	const handed = await countAgain(context, afterSave, book, wait, watch);
+	return 'answer' in handed ? handed.answer : { status: 200, body: { received: true, statusForWaitingRun: true } };
+}
+
+/**
+ * After CONFIRM_AFTER_MS, this request's count taken in again at the trigger's waits webhook and tallied with the
+ * saved copy: the run handed its summary when that is complete, 503 when the trigger could not ask.
+ */
+async function countAgain(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
 	await sleep(CONFIRM_AFTER_MS);
 	const counted = await recount(context, afterSave.url, watch, book.statuses.known(watch.messages));
-	const handed: HandOver =
-		counted === undefined
-			? retry(context, 'could not count the wait again')
-			: counted.live && counted.complete
-				? await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave)
-				: afterSave.took;
-	return 'answer' in handed ? handed.answer : { status: 200, body: { received: true, statusForWaitingRun: true } };
+	if (counted === undefined) return retry(context, 'could not count the wait again');
+	if (!counted.live || !counted.complete) return afterSave.took;
+	return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave);
 }
 
