@@ -479,13 +479,13 @@ export class BusinessMessagingTrigger implements INodeType {
 				handOverStore(this);
 				return await handleWaitsRequest(this, await receivedBytes(this));
 			}
-			try {
-				return await handleDelivery.call(this);
-			} finally {
-				// Again at the end: a hand-over can take seconds, and a registration this process took meanwhile goes
-				// with this request's save too, or the save would drop it (rule 1, sharing/registry.ts).
-				keepRegistrations(this);
-			}
+			const response = await handleDelivery.call(this);
+			// Again at the end of a request n8n saves (one that starts no run): a hand-over can take seconds, and a
+			// registration this process took meanwhile goes with this save too, or the save would drop it (rule 1,
+			// sharing/registry.ts). Not for one that starts a run: n8n saves nothing of it, and the done marks this
+			// process keeps must stay kept until a saved copy holds them.
+			if (response.workflowData === undefined) keepRegistrations(this);
+			return response;
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.
 			// (NodeOperationError hands back the same error when given one.)
