@@ -45,6 +45,8 @@ let database: { saved: string };
 let waitsDown: boolean;
 /** How long n8n takes to answer the run's resume address (a busy n8n). */
 let resumeDelayMs: number;
+/** n8n's answer to a summary once the run was resumed: 409, or, in queue mode at the same moment, 500. */
+let secondResumeStatus: number;
 let processes: Webhook.TriggerHarness[];
 /** What reached the run's resume address, with n8n's answer. */
 let resumes: Call[];
@@ -60,6 +62,7 @@ beforeEach(async () => {
 	database = { saved: '{}' };
 	waitsDown = false;
 	resumeDelayMs = 0;
+	secondResumeStatus = 409;
 	let resumed = false;
 	// The waits webhook's requests go to any process (a load balancer): here always the third one.
 	let waitsProcess = () => processes[2];
@@ -78,7 +81,7 @@ beforeEach(async () => {
 			}
 			// n8n's resume address: the first summary resumes the run; after that the run waits no more (409).
 			await new Promise((resolve) => setTimeout(resolve, resumeDelayMs));
-			const status = req.method === 'POST' && !resumed ? 200 : 409;
+			const status = req.method === 'POST' && !resumed ? 200 : req.method === 'POST' ? secondResumeStatus : 409;
 			if (req.method === 'POST') resumes.push({ method: 'POST', body, status });
 			if (status === 200) resumed = true;
 			res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { outcome: 'resumed' } : { message: 'running already' }));
@@ -128,6 +131,14 @@ test('the last two statuses of a wait taken by two processes at once, each savin
 		wait: WAIT_ID,
 		statuses: { 'wamid.race-1': { status: 'delivered' }, 'wamid.race-2': { status: 'delivered' } },
 	});
+});
+
+test('the same race where n8n answers the second summary 500 ("already being resumed by another process", queue mode): both answered 200, the run handed its summary once', async () => {
+	secondResumeStatus = 500;
+	await waitFor(['wamid.race-1', 'wamid.race-2']);
+	const answers = await Promise.all([report(processes[0], 'wamid.race-1', 'delivered'), report(processes[1], 'wamid.race-2', 'delivered')]);
+	expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
+	expect(resumes.filter((r) => r.status === 200)).toHaveLength(1);
 });
 
 test('a status that leaves its wait incomplete with nobody else counting: no summary, answered 200', async () => {

@@ -46,7 +46,7 @@ const RESUME_TIMEOUT_MS = 30_000;
 const HELD_WITHIN_MS = 15_000;
 
 /** What a hand-over to a waiting run came to (`gone`: n8n answered 404 or 409, the run waits no more). */
-export type Attempt = { outcome: ReplyOutcome } | { outcome: 'gone'; statusCode: number } | { outcome: 'failed'; reason: string };
+export type Attempt = { outcome: ReplyOutcome } | { outcome: 'gone'; statusCode: number } | { outcome: 'failed'; reason: string; statusCode?: number };
 
 async function request(context: IWebhookFunctions, url: string, options: Partial<IHttpRequestOptions>) {
 	return (await context.helpers.httpRequest({
@@ -117,7 +117,7 @@ export async function handToRun(context: IWebhookFunctions, resumeUrl: string, r
 	}
 	if (res.statusCode === 422 && outcome === 'other') return { outcome: 'other' };
 	if (res.statusCode === 401) return { outcome: 'failed', reason: 'the waiting node refused the signature (another Webhook Secret?)' };
-	return { outcome: 'failed', reason: `answered ${res.statusCode}` };
+	return { outcome: 'failed', reason: `answered ${res.statusCode}`, statusCode: res.statusCode };
 }
 
 /**

@@ -79,7 +79,10 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 		if (again) await ask(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: 'resumed' }).catch(() => undefined);
 		return again?.took ?? taken(context);
 	}
-	if (attempt.outcome === 'failed') return retry(context, attempt.reason);
+	// Queue mode: n8n answers the second of two summaries handed over at the same moment 500 ("already being resumed
+	// by another process"), where earlier versions answer 409; the process that resumed the run ends the wait.
+	const resumedElsewhere = attempt.outcome === 'failed' && attempt.statusCode === 500 && again !== undefined && (await endedElsewhere(context, again.url, watch));
+	if (attempt.outcome === 'failed' && !resumedElsewhere) return retry(context, attempt.reason);
 	if (attempt.outcome === 'gone' && attempt.statusCode === 409 && nowMs - watch.registeredAt < ABOUT_TO_WAIT_MS) {
 		if (!again || !(await endedElsewhere(context, again.url, watch))) return retry(context, 'the run does not wait yet');
 	}
