@@ -25,6 +25,7 @@ import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
+import { SEND_NODE, sendStatus, startSendingTo, statusBulkWorkflow } from '../e2e/checks/statusWaits';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -86,6 +87,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
 				conversationTriggerWorkflow(credential),
 				askWorkflow(credential, 'Any', {}),
+				statusBulkWorkflow(credential),
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 			],
 			// The workflows that receive through the sharing (conversations) trigger: once the sharing checks run.
@@ -262,6 +264,27 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				assertEqual(runs.map((r) => r.status), ['success', 'success'], 'the resumed runs');
 				assertEqual(runs.map((r) => (askOutput(r).reply as { body?: string }).body), ['reply to A', 'reply to B'], 'each run’s reply');
 				assertRanOnWorker(s, [a.executionId, b.executionId]);
+				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');
+			},
+		},
+		{
+			name: 'status waits: a run on the worker waiting for two messages to be delivered, their statuses sent at the same moment, one to each webhook process: both answered 200, the run resumed once, on the worker, with both; the trigger’s workflow does not start for them',
+			timeoutMs: 180_000,
+			fn: async () => {
+				const { trigger } = conversationWorkflows();
+				const [first] = s.webhooks;
+				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
+				const run = await startSendingTo(s, byName('E2E: send texts and wait for delivered (Bulk)'), [newCustomer(), newCustomer()], first.baseUrl);
+				const at = new Date().toISOString();
+				// Each process counts its status, and saves over the other's (last write wins): the recount has to close it.
+				const ids = await Promise.all(run.messageIds.map(async (id, i) => await sendStatus(s, id, 'delivered', at, urlsOf(CONVERSATION_TRIGGER_HOOK)[i])));
+				const deliveries = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 60_000)));
+				assertEqual(deliveries.map((d) => [d.state, d.attempts.at(-1)?.status]), [['delivered', 200], ['delivered', 200]], 'the statuses’ deliveries (state, last answer)');
+				const resumed = await settledRun(n8n, run, 60_000);
+				assertEqual(resumed.status, 'success', 'the resumed run');
+				const out = nodeOutput(resumed, SEND_NODE);
+				assertEqual(out.map((o) => [o.message_id, o.reached, o.deliveredAt]), run.messageIds.map((id) => [id, true, at]), 'each message: message_id, reached, deliveredAt');
+				assertRanOnWorker(s, [run.executionId]);
 				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');
 			},
 		},

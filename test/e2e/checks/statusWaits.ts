@@ -14,7 +14,7 @@ import { action, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from 
 import { assert, assertEqual, type Check } from '../lib/report';
 import { AFTER_NODE, CONVERSATION_TRIGGER_HOOK, execution, KILL_ROUND_RUNS, newCustomer, type RestartRider, settledRun, startWorkflow } from './conversations';
 
-const SEND_NODE = 'Send';
+export const SEND_NODE = 'Send';
 /** The sandbox runs 60 times faster than the clock (the suite's TIME_SCALE): a schedule's minute is a second. */
 const SCALED_SECOND = 60_000;
 
@@ -30,6 +30,25 @@ function statusWorkflow(credential: CredentialRef, key: string, limitMinutes: nu
 			text: 'Your payment is due',
 			waitForStatus: 'read',
 			statusWaitLimit: limitMinutes,
+			statusWaitUnit: 'minutes',
+		}),
+		node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
+	]);
+}
+
+/** Webhook → Split Out `body.messages` → Send Text to each `phone`, waiting for `delivered` (60 minutes) → After: one run, several messages. */
+export function statusBulkWorkflow(credential: CredentialRef): Workflow {
+	return chain('e2eStatusBulk', 'E2E: send texts and wait for delivered (Bulk)', [
+		webhookTrigger('e2e-status-bulk', 'Run', 'onReceived'),
+		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
+		action(SEND_NODE, credential, {
+			resource: 'message',
+			operation: 'sendText',
+			phoneNumberId: '',
+			phone: '={{ $json.phone }}',
+			text: 'Your order has shipped',
+			waitForStatus: 'delivered',
+			statusWaitLimit: 60,
 			statusWaitUnit: 'minutes',
 		}),
 		node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
@@ -67,17 +86,39 @@ async function statusWaits(stack: Stack): Promise<Array<{ resumeUrl: string; mes
 
 /** Starts the workflow for a new customer (with `schedule` for the sandbox's statuses of its messages) and waits until its run waits. */
 async function startSending(stack: Stack, key: string, schedule: { sentMs: number; deliveredMs: number | null; readMs: number | null } | false): Promise<Sending> {
-	const { n8n, sandbox } = stack;
-	const workflow = byKey(stack, key);
 	const phone = newCustomer();
-	await sandbox.setStatuses(schedule, phone);
-	await startWorkflow(workflow, { phone }, n8n.baseUrl);
-	const message = await waitFor(`the message to ${phone}`, async () => (await sandbox.messages()).find((m) => m.phone === phone), 60_000, 200);
+	await stack.sandbox.setStatuses(schedule, phone);
+	const { messageIds, ...run } = await sendingTo(stack, byKey(stack, key), [phone], { phone });
+	return { ...run, phone, messageId: messageIds[0] };
+}
+
+/**
+ * Starts `workflow` with `body` (at `via`, n8n's address by default), waits for the messages to `phones` and until
+ * the run waits for their statuses; the service sends no status of its own for them (the check reports them).
+ */
+export async function startSendingTo(stack: Stack, workflow: Workflow, phones: string[], via = stack.n8n.baseUrl): Promise<Omit<Sending, 'phone' | 'messageId'> & { messageIds: string[] }> {
+	for (const phone of phones) await stack.sandbox.setStatuses(false, phone);
+	return await sendingTo(stack, workflow, phones, { messages: phones.map((phone) => ({ phone })) }, via);
+}
+
+async function sendingTo(stack: Stack, workflow: Workflow, phones: string[], body: unknown, via = stack.n8n.baseUrl) {
+	const { n8n, sandbox } = stack;
+	await startWorkflow(workflow, body, via);
+	const messageIds = await waitFor(
+		`the messages to ${phones.join(', ')}`,
+		async () => {
+			const sent = await sandbox.messages();
+			const ids = phones.map((phone) => sent.find((m) => m.phone === phone)?.message_id);
+			return ids.every(Boolean) ? (ids as string[]) : undefined;
+		},
+		60_000,
+		200,
+	);
 	// The run is found through the trigger's record of its wait (n8n before 2.41 leaves waiting runs out of its list).
-	const resumeUrl = await waitFor(`the status wait for ${message.message_id}`, async () => (await statusWaits(stack)).find((w) => w.messages.includes(message.message_id))?.resumeUrl || undefined, 30_000, 300);
+	const resumeUrl = await waitFor(`the status wait for ${messageIds.join(', ')}`, async () => (await statusWaits(stack)).find((w) => messageIds.every((id) => w.messages.includes(id)))?.resumeUrl || undefined, 30_000, 300);
 	const executionId = /\/webhook-waiting\/([^/]+)\//.exec(resumeUrl)![1];
 	await waitFor(`execution ${executionId} to wait`, async () => ((await execution(n8n, workflow.id, executionId))?.status === 'waiting' ? true : undefined), 60_000, 300);
-	return { workflow, phone, messageId: message.message_id, executionId, resumeUrl };
+	return { workflow, messageIds, executionId, resumeUrl };
 }
 
 /** The only item the run went on with. */
@@ -199,9 +240,8 @@ export function statusWaitChecks(stack: Stack): Check[] {
 	];
 }
 
-/** The service reports `status` of `messageId` (its time `at`) to the sharing trigger, signed and retried on its plan; the delivery's id. */
-async function sendStatus(stack: Stack, messageId: string, status: 'delivered' | 'read', at = new Date().toISOString()): Promise<string> {
-	const url = `${stack.n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+/** The service reports `status` of `messageId` (its time `at`) to the sharing trigger (at `url`), signed and retried on its plan; the delivery's id. */
+export async function sendStatus(stack: Stack, messageId: string, status: 'delivered' | 'read', at = new Date().toISOString(), url = `${stack.n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`): Promise<string> {
 	return await stack.sandbox.deliver({ event: 'message.status.updated', url, data: { message_id: messageId, status, timestamp: at } });
 }
 
