@@ -13,7 +13,7 @@ import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
-import { statusRestartRider, statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
+import { statusBulkCheck, statusRestartRider, statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
 import { executionListChecks, stillRunningWorkflow } from './checks/executionLists';
 import { everyExecution } from '../../bench/lib/n8n-runs';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
@@ -243,6 +243,7 @@ export async function e2eSuite(options: {
 		exampleChecks[0],
 		...chatChecks.slice(1, -1),
 		...statusChecks.slice(1, -1),
+		statusBulkCheck(stack, say),
 		exampleChecks[1],
 		// Message statuses ride on the replies' kills: no restarts of their own.
 		conversationRestartCheck(stack, say, [statusRestartRider(stack, say)]),

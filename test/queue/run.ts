@@ -25,7 +25,7 @@ import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
-import { SEND_NODE, sendStatus, startSendingTo, statusBulkWorkflow } from '../e2e/checks/statusWaits';
+import { SEND_NODE, sendStatus, startSendingTo, STATUS_BULK_WORKFLOW, statusBulkWorkflow } from '../e2e/checks/statusWaits';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -274,7 +274,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const { trigger } = conversationWorkflows();
 				const [first] = s.webhooks;
 				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
-				const run = await startSendingTo(s, byName('E2E: send texts and wait for delivered (Bulk)'), [newCustomer(), newCustomer()], first.baseUrl);
+				const run = await startSendingTo(s, byName(STATUS_BULK_WORKFLOW), [newCustomer(), newCustomer()], first.baseUrl);
 				const at = new Date().toISOString();
 				// Each process counts its status, and saves over the other's (last write wins): the recount has to close it.
 				const ids = await Promise.all(run.messageIds.map(async (id, i) => await sendStatus(s, id, 'delivered', at, urlsOf(CONVERSATION_TRIGGER_HOOK)[i])));

