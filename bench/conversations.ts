@@ -9,11 +9,12 @@
 import { signedRequest } from '../test/trigger/requests';
 import { SECRET_REUSE_MS } from '../nodes/shared/webhookSecret';
 import { sleep, waitFor } from '../tools/n8n/proc';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS } from '../tools/sandbox/webhooks';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../tools/n8n/workflow';
 import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../tools/n8n/workflows';
 import type { BenchContext } from './lib/context';
 import { isolatesCreated } from './lib/isolates';
-import { type Execution, outputOf } from './lib/n8n-runs';
+import { type Execution, executionsSince, latestExecutionId, outputOf } from './lib/n8n-runs';
 import { fmt, median, percentileSorted, ratio, table, verdict } from './lib/stats';
 
 const AFTER = 'After';
@@ -50,7 +51,7 @@ export function conversationWorkflows(credential: CredentialRef): Workflow[] {
 		node('Wait', 'n8n-nodes-base.wait', 1.1, { resume: 'webhook', httpMethod: 'POST', responseMode: 'onReceived', options: {} }, { webhookId: webhookIdFor('bench-conv-wait-node') }),
 		node(AFTER, 'n8n-nodes-base.noOp', 1, {}),
 	]);
-	return [trigger, ask, wait, statusWorkflow(credential, 'read')];
+	return [trigger, ask, wait, statusWorkflow(credential, 'read'), statusWorkflow(credential, 'delivered')];
 }
 
 /** Send Text to each of `body.recipients` (`[{ phone }]`), the run waiting until every message reached `wanted`. */
@@ -82,19 +83,20 @@ async function startRun(ctx: BenchContext, workflow: Workflow, body: unknown): P
 }
 
 /** The run of `workflow` whose Webhook node received `marker`, once it waits. */
-async function waitingRun(ctx: BenchContext, workflow: Workflow, marker: string): Promise<Execution> {
+async function waitingRun(ctx: BenchContext, workflow: Workflow, marker: string, timeoutMs = 120_000): Promise<Execution> {
 	return await waitFor(`a waiting run of ${workflow.name} (${marker})`, async () => {
 		const list = await ctx.stack.n8n.api<{ data: Execution[] }>('GET', `/executions?workflowId=${workflow.id}&status=waiting&includeData=true&limit=250`);
 		return list.body.data?.find((e) => JSON.stringify(e.data?.resultData.runData.Run ?? '').includes(marker));
-	}, 120_000, 200);
+	}, timeoutMs, 200);
 }
 
-/** The service's event, signed as it signs, POSTed to the trigger; the HTTP status once answered. */
-async function toTrigger(ctx: BenchContext, event: string, data: Record<string, unknown>): Promise<number> {
-	const body = JSON.stringify({ event, timestamp: new Date().toISOString(), data });
+/** The body of one of the service's events, as it sends it and, on a retry, sends it again. */
+const envelope = (event: string, data: Record<string, unknown>) => JSON.stringify({ event, timestamp: new Date().toISOString(), data });
+
+/** An event's body POSTed to the trigger, signed now as the service signs (a retry re-signs the same body); the HTTP status once answered, and the body. */
+async function toTrigger(ctx: BenchContext, body: string): Promise<{ status: number; body: string }> {
 	const res = await fetch(`${ctx.stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_HOOK)}`, { method: 'POST', headers: signedRequest(ctx.stack.sandbox.credentials.webhookSecret, body, Math.floor(Date.now() / 1000)).headers, body });
-	await res.text();
-	return res.status;
+	return { status: res.status, body: await res.text() };
 }
 
 /** The `message_id`s a waiting run of a status workflow sent, in item order (the Send node's output while it waits). */
@@ -119,7 +121,7 @@ function starters(ctx: BenchContext, workflows: Workflow[], run: string): Record
 				executionId: e.id,
 				resume: async () => {
 					const at = new Date().toISOString();
-					return await toTrigger(ctx, 'message.received', { message_id: `wamid.bench.${run}.${n}`, conversation_id: n, from: phone, to: '+15559990000', type: 'text', body: 'YES', timestamp: at });
+					return (await toTrigger(ctx, envelope('message.received', { message_id: `wamid.bench.${run}.${n}`, conversation_id: n, from: phone, to: '+15559990000', type: 'text', body: 'YES', timestamp: at }))).status;
 				},
 			};
 		},
@@ -132,7 +134,7 @@ function starters(ctx: BenchContext, workflows: Workflow[], run: string): Record
 			const [messageId] = sentMessages(e);
 			return {
 				executionId: e.id,
-				resume: async () => await toTrigger(ctx, 'message.status.updated', { message_id: messageId, status: 'read', timestamp: new Date().toISOString() }),
+				resume: async () => (await toTrigger(ctx, envelope('message.status.updated', { message_id: messageId, status: 'read', timestamp: new Date().toISOString() }))).status,
 			};
 		},
 		anchor: async (n) => {
@@ -154,12 +156,12 @@ function starters(ctx: BenchContext, workflows: Workflow[], run: string): Record
 }
 
 /** When the resumed run's first node started (n8n's runData), once the run finished. */
-async function afterStarted(ctx: BenchContext, executionId: string): Promise<number> {
+async function afterStarted(ctx: BenchContext, executionId: string, timeoutMs = 120_000): Promise<number> {
 	return await waitFor(`execution ${executionId} to finish`, async () => {
 		const e = await execution(ctx, executionId);
 		const start = e?.data?.resultData.runData[AFTER]?.[0]?.startTime;
 		return e && e.status === 'success' && start ? start : undefined;
-	}, 120_000, 100);
+	}, timeoutMs, 100);
 }
 
 async function inBatches<T>(count: number, concurrency: number, fn: (n: number) => Promise<T>): Promise<T[]> {
@@ -255,6 +257,105 @@ export async function benchConversations(ctx: BenchContext, workflows: Workflow[
 			'Ours includes the trigger checking the signature, finding the wait, the asking node checking the signature again, and (before the 2xx) asking n8n whether it holds the run; n8n\'s path is one POST to the resume address.',
 			'Status: one message waiting for read, and the service\'s read alone (no delivered before it); the trigger checks the signature, takes the status into its tally,',
 			'hands the run a summary signed with the Webhook Secret, the sending node checks that signature, and (before the 2xx) the trigger asks n8n whether it holds the run.',
+		],
+	);
+}
+
+/** How long the burst waits, after the last answer, for the run to go on before it says it did not. */
+const BURST_GOES_ON_MS = 300_000;
+
+/** A status's answer as the burst counts it: 200, or the status with what the body said (the trigger's 503 or n8n's own). */
+function answerOf(res: { status: number; body: string }): string {
+	if (res.status === 200) return '200';
+	let said = res.body;
+	try {
+		const json = JSON.parse(res.body) as { message?: string; error?: string };
+		said = json.error ?? json.message ?? res.body;
+	} catch {
+		// not JSON: the body as it is
+	}
+	return `${res.status} "${said.slice(0, 80)}"`;
+}
+
+const counts = (answers: Array<{ answer: string }>) => {
+	const by = new Map<string, number>();
+	for (const { answer } of answers) by.set(answer, (by.get(answer) ?? 0) + 1);
+	return [...by].map(([answer, n]) => `${n} × ${answer}`).join(', ');
+};
+
+/**
+ * One run waiting for `count` messages to be delivered, and the service's `delivered` of every one POSTed to the
+ * trigger at once; those not answered 200 sent again a minute later, as the service's first retry. What the trigger
+ * answered, whether every status counted and the run went on once, and how long the statuses took to be taken in.
+ * What went wrong is printed, not thrown: it is the finding.
+ */
+export async function benchStatusBurst(ctx: BenchContext, workflows: Workflow[], count: number, id: string, setting: string): Promise<string> {
+	const { n8n } = ctx.stack;
+	const byName = (name: string) => workflows.find((w) => w.name === name)!;
+	const workflow = byName(statusWorkflowName('delivered'));
+	const trigger = byName(TRIGGER_WORKFLOW);
+	const run = String(Date.now() % 1000).padStart(3, '0');
+	const marker = `burst-${run}`;
+	ctx.log(`${id}. one run sending ${count} messages and waiting for delivered, then every status at once`);
+	await startRun(ctx, workflow, { marker, recipients: Array.from({ length: count }, (_, n) => ({ phone: `+1558${run}${String(n).padStart(4, '0')}` })) });
+	const waiting = await waitingRun(ctx, workflow, marker, 600_000);
+	const messages = sentMessages(waiting);
+	// A time of its own for each message's delivered, so the run's output shows every message got its own status.
+	const base = Date.now() - count;
+	const deliveredAt = new Map(messages.map((m, n) => [m, new Date(base + n).toISOString()]));
+	const bodies = new Map(messages.map((m) => [m, envelope('message.status.updated', { message_id: m, status: 'delivered', timestamp: deliveredAt.get(m) })]));
+	await sleep(REPLY_AFTER_MS);
+	const triggerRunsBefore = await latestExecutionId(n8n, trigger.id);
+	const t0 = Date.now();
+	const send = async (ids: string[]) =>
+		await Promise.all(
+			ids.map(async (m) => {
+				const answer = await toTrigger(ctx, bodies.get(m)!).then(answerOf, (error: Error) => `no answer (${error.message})`);
+				return { message: m, answer, ms: Date.now() - t0 };
+			}),
+		);
+	const answers = await send(messages);
+	const failed = answers.filter((a) => a.answer !== '200').map((a) => a.message);
+	let retryMs: number | undefined;
+	if (failed.length) {
+		ctx.log(`${id}. ${failed.length} statuses not answered 200: sent again in ${DEFAULT_RETRY_DELAYS_MS[0] / 1000} s, as the service does`);
+		await sleep(DEFAULT_RETRY_DELAYS_MS[0]);
+		retryMs = Date.now() - t0;
+	}
+	const again = failed.length ? await send(failed) : [];
+	let goesOnMs: number | undefined;
+	try {
+		goesOnMs = (await afterStarted(ctx, waiting.id, BURST_GOES_ON_MS)) - t0;
+	} catch {
+		// Not gone on: the rows below say what the run and the answers show.
+	}
+	const e = await execution(ctx, waiting.id);
+	const counted = (e ? outputOf(e, SEND) : []).filter((item) => item.reached === true && item.deliveredAt === deliveredAt.get(String(item.message_id))).length;
+	const afterRuns = e?.data?.resultData.runData[AFTER]?.length ?? 0;
+	const triggerRuns = (await executionsSince(n8n, trigger.id, triggerRunsBefore)).length;
+	const answered = answers.map((a) => a.ms).sort((a, b) => a - b);
+	const late = answered.filter((ms) => ms > DEFAULT_DELIVERY_TIMEOUT_MS).length;
+	return table(
+		`${id}, Wait for Status under ${setting}: one run waiting for ${count} messages to be delivered, the service's delivered of every one POSTed to the trigger at once`,
+		['What', 'Measured'],
+		[
+			['Answers of the trigger', counts(answers)],
+			['First POST → the last answer, ms', fmt(answered[answered.length - 1], 0)],
+			['First POST → answer, p50 / p95, ms', `${fmt(percentileSorted(answered, 50), 0)} / ${fmt(percentileSorted(answered, 95), 0)}`],
+			[`Answers later than the service waits (${DEFAULT_DELIVERY_TIMEOUT_MS / 1000} s)`, String(late)],
+			[`Those not answered 200, the same bodies sent again ${DEFAULT_RETRY_DELAYS_MS[0] / 1000} s after the last answer (the service's first retry)`, again.length ? counts(again) : 'none'],
+			['First POST → the retry, ms', retryMs === undefined ? 'no retry' : fmt(retryMs, 0)],
+			['First POST → the run going on (After’s start), ms', goesOnMs === undefined ? `not gone on ${BURST_GOES_ON_MS / 1000} s after the last answer` : fmt(goesOnMs, 0)],
+			['Statuses counted in the run’s output (reached: true, the deliveredAt sent)', `${counted} of ${count}`],
+			['The run: After node’s runs, status', `${afterRuns}, ${e?.status ?? 'not found'}`],
+			['Trigger runs started by the statuses', String(triggerRuns)],
+		],
+		[
+			`Every status counted, the run gone on once: ${verdict(counted === count && afterRuns === 1)}; every status answered 200 at once: ${verdict(!failed.length)}`,
+			'A status that leaves the wait incomplete is answered after n8n saved it, a pause and a recount at the trigger\'s waits webhook (docs/status-waits.md, Queue mode);',
+			'the one that completes it, once n8n holds the resumed run. The answer times are of the first POSTs. The service gives up on an answer later than it waits and sends',
+			'that status again; the bench sends again only those not answered 200. Trigger runs: a status of a message a run waits for starts none; one that comes after',
+			'the run went on (a retry) may start one, as any status nobody waits for does.',
 		],
 	);
 }
