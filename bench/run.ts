@@ -7,7 +7,7 @@
  * Sizes for quick tries: BENCH_ROUNDS, BENCH_ITEMS, BENCH_LATENCY_ITEMS, BENCH_LATENCY_MS (comma-separated), BENCH_RECV_SECONDS,
  * BENCH_MEDIA_MB, BENCH_TEMPLATES (comma-separated), BENCH_QUEUE_EVENTS,
  * BENCH_QUEUE_ROWS (a regex over the queue table's row labels), BENCH_QUEUE_SETTING (vm, lazy or legacy; vm when unset), BENCH_RECV_SETTINGS, BENCH_CONV_SETTINGS and BENCH_SHARING_SETTINGS (vm,lazy,legacy), BENCH_CONV_SAMPLES,
- * BENCH_CONV_WAITING, BENCH_SHARING_CONCURRENCY, BENCH_SHARING_SECONDS, BENCH_SHARING_SAMPLES; BENCH_KEEP=1 keeps the folder with the logs.
+ * BENCH_CONV_WAITING, BENCH_STATUS_MESSAGES, BENCH_SHARING_CONCURRENCY, BENCH_SHARING_SECONDS, BENCH_SHARING_SAMPLES; BENCH_KEEP=1 keeps the folder with the logs.
  * Everything runs on 127.0.0.1 in this process tree; every process started is stopped on exit and Ctrl-C.
  */
 import { join } from 'node:path';
@@ -18,7 +18,7 @@ import { startStack, type Stack } from '../tools/n8n/stack';
 import type { Workflow } from '../tools/n8n/workflow';
 import type { BenchContext } from './lib/context';
 import { findN8nMain, findTaskRunner } from './lib/procfs';
-import { benchConversations, conversationWorkflows } from './conversations';
+import { benchConversations, benchStatusBurst, conversationWorkflows } from './conversations';
 import { benchListing, startListingSandboxes } from './listing';
 import { benchMedia, mediaWorkflows } from './media';
 import { benchQueue } from './queue';
@@ -152,6 +152,9 @@ async function main(): Promise<number> {
 						await restartUnder(setting);
 						return await benchConversations(ctx, workflows, num('BENCH_CONV_SAMPLES', 30), num('BENCH_CONV_WAITING', 50), id, setting.title);
 					});
+					// On the same n8n, after the rounds: a bulk send's statuses all at once (its own entry, so a failure keeps the table above).
+					const messages = num('BENCH_STATUS_MESSAGES', 500);
+					await guarded(`${id}-statuses`, `${id}. Wait for Status, ${messages} messages (${setting.key})`, () => benchStatusBurst(ctx, workflows, messages, id, setting.title));
 				}
 			}
 			if (sections.has('sharing')) {
@@ -203,7 +206,7 @@ async function main(): Promise<number> {
 				tables['5'] = `5. Signing: FAILED: ${String(error)}`;
 			}
 		}
-		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', '7a', '7b', '7c', '8a', '8b', '8c']) if (tables[key]) out(tables[key]);
+		for (const key of ['1', '2a', '2b', '2c', '2d', '2e', '3', '4', '5', '6', ...['7a', '7b', '7c'].flatMap((conv) => [conv, `${conv}-statuses`]), '8a', '8b', '8c']) if (tables[key]) out(tables[key]);
 	} finally {
 		for (const stop of stops.reverse()) await stop().catch(() => undefined);
 		await stopAll();
