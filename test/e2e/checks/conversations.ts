@@ -479,9 +479,15 @@ async function deliveredOrInCrashedRun(stack: Stack, id: string, q: Question, ti
 }
 
 /** What the trigger answered each attempt of a delivery, and when: names the path that answered. */
-function attemptsText(d: Delivery): string {
+export function attemptsText(d: Delivery): string {
 	return d.attempts.map((a) => `#${a.attempt} at ${a.sentAt.slice(11, 23)}: ${a.status ?? a.error} ${(a.responseBody ?? '').slice(0, 100)}`).join(' | ');
 }
+
+/**
+ * Answered 200 by n8n itself while it started: the event never reached the trigger (lost by n8n, not by the
+ * trigger: docs/trigger.md#while-n8n-starts).
+ */
+export const answeredByStartingN8n = (d: Delivery): boolean => d.attempts.some((a) => a.status === 200 && a.responseBody === N8N_STARTING_UP_ANSWER);
 
 /** How many runs wait, and reply at the same moment, in each kill round. */
 export const KILL_ROUND_RUNS = 4;
@@ -595,12 +601,12 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
 					// A retry landing while n8n starts up may get n8n's own 200, before any node sees it: lost by n8n, not by
 					// the trigger (docs/trigger.md#while-n8n-starts); counted apart, not as the trigger's loss.
-					const answeredByStartingN8n = settled[i].attempts.some((a) => a.status === 200 && a.responseBody === N8N_STARTING_UP_ANSWER);
+					const startingN8nAnswered = answeredByStartingN8n(settled[i]);
 					const where = inRun
 						? `in its run (${resumedAfterCrash ? `crashed, then resumed by the reply's retry: ${run.status}` : run.status})`
 						: triggerSeen.includes(messageId)
 							? `started the trigger’s workflow (its run ${run.status})`
-							: answeredByStartingN8n
+							: startingN8nAnswered
 								? 'answered 200 by n8n while it started (never reached the trigger)'
 								: 'nowhere';
 					outcomes[where] = (outcomes[where] ?? 0) + 1;
@@ -608,7 +614,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					const problem = (what: string) => problems.push(`${kill}: ${q.phone}'s reply ${what} (killed at ${killedAt}; attempts: ${attempts})`);
 					if (acknowledged.has(ids[i]) && !inRun) problem(`answered 2xx before the kill is not in its run (${run.status}; ${where})`);
 					if (where === 'nowhere') problem(`is lost (delivery ${settled[i].state}, run ${run.status})`);
-					if (run.status === 'waiting' && settled[i].state === 'delivered' && !answeredByStartingN8n) problem('was answered 2xx, its run still waits');
+					if (run.status === 'waiting' && settled[i].state === 'delivered' && !startingN8nAnswered) problem('was answered 2xx, its run still waits');
 					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problem(`was never answered 2xx (run ${run.status}, reply ${where})`);
 				}
 				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${ids.filter((id) => acknowledged.has(id)).length} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);

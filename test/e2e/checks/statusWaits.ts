@@ -12,7 +12,7 @@ import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { AFTER_NODE, CONVERSATION_TRIGGER_HOOK, execution, KILL_ROUND_RUNS, newCustomer, type RestartRider, settledRun, startWorkflow } from './conversations';
+import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, KILL_ROUND_RUNS, newCustomer, type RestartRider, settledRun, startWorkflow } from './conversations';
 
 export const SEND_NODE = 'Send';
 /** The sandbox runs 60 times faster than the clock (the suite's TIME_SCALE): a schedule's minute is a second. */
@@ -247,8 +247,6 @@ export async function sendStatus(stack: Stack, messageId: string, status: 'deliv
 	return await stack.sandbox.deliver({ event: 'message.status.updated', url, data: { message_id: messageId, status, timestamp: at } });
 }
 
-/** Answered 200 by n8n itself while it started: never reached the trigger (docs/trigger.md#while-n8n-starts). */
-const answeredByStartingN8n = (d: Delivery) => d.attempts.some((a) => a.status === 200 && a.responseBody === N8N_STARTING_UP_ANSWER);
 /** Answered 2xx by the trigger. */
 const answeredByTrigger = (d: Delivery) => d.attempts.some((a) => a.status === 200 && a.responseBody !== N8N_STARTING_UP_ANSWER);
 /** The summary the trigger handed the run is in its data (before the wait every item says reached: false). */
@@ -326,11 +324,10 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 					const problems: string[] = [];
 					const outcomes: Record<string, number> = {};
 					const count = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
-					const text = (d: Delivery) => d.attempts.map((a) => `#${a.attempt} ${a.sentAt.slice(11, 23)} ${a.status ?? a.error}`).join(' | ');
 					for (const [i, s] of completing.entries()) {
 						const { d, run } = await afterRestart(stack, s, readIds[i]);
 						const inRun = resumedWithSummary(run);
-						const problem = (what: string) => problems.push(`the read of ${s.messageId} ${what} (run ${run?.status}; attempts: ${text(d)})`);
+						const problem = (what: string) => problems.push(`the read of ${s.messageId} ${what} (run ${run?.status}; attempts: ${attemptsText(d)})`);
 						count(inRun ? `read in its run (${run?.status})` : answeredByStartingN8n(d) ? 'read answered 200 by n8n while it started' : 'read nowhere');
 						if (acknowledged.has(readIds[i]) && !inRun) problem('answered 2xx before the kill is not in its run');
 						if (answeredByTrigger(d) && !inRun) problem('answered 2xx is not in its run');
@@ -342,7 +339,7 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 					await n8n.startedUp();
 					for (const [i, s] of incomplete.entries()) {
 						const d = settled[i];
-						const problem = (what: string) => problems.push(`the delivered of ${s.messageId} ${what} (attempts: ${text(d)})`);
+						const problem = (what: string) => problems.push(`the delivered of ${s.messageId} ${what} (attempts: ${attemptsText(d)})`);
 						if (!answeredByTrigger(d)) {
 							count(answeredByStartingN8n(d) ? 'delivered answered 200 by n8n while it started' : 'delivered never answered 2xx');
 							if (!answeredByStartingN8n(d)) problem(`was never answered 2xx (${d.state})`);
