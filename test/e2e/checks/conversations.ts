@@ -547,10 +547,9 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
 				const rounds = [];
 				for (const rider of riders) rounds.push(await rider.round(kill));
-				const riderIds = (await Promise.all(rounds.map(async (r) => await r.sendEarly()))).flat();
+				const earlyIds = await Promise.all(rounds.map(async (r) => await r.sendEarly()));
 				const [ids, lateIds] = await Promise.all([Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url }))), Promise.all(rounds.map(async (r) => await r.send()))]);
-				riderIds.push(...lateIds.flat());
-				const everyId = [...ids, ...riderIds];
+				const everyId = [...ids, ...earlyIds.flat(), ...lateIds.flat()];
 				// The kill follows the first reply's 2xx at once (the riders' events are under way or just answered).
 				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10);
 				const pid = n8n.pid!;
