@@ -11,14 +11,13 @@ import { SECRET_REUSE_MS } from '../nodes/shared/webhookSecret';
 import { sleep, waitFor } from '../tools/n8n/proc';
 import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS } from '../tools/sandbox/webhooks';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../tools/n8n/workflow';
-import { action, CREDENTIAL_TYPE, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../tools/n8n/workflows';
+import { CREDENTIAL_TYPE, type CredentialRef, STATUS_SEND_NODE, statusWaitWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../tools/n8n/workflows';
 import type { BenchContext } from './lib/context';
 import { isolatesCreated } from './lib/isolates';
 import { type Execution, executionsSince, latestExecutionId, outputOf } from './lib/n8n-runs';
 import { fmt, median, percentileSorted, ratio, table, verdict } from './lib/stats';
 
 const AFTER = 'After';
-const SEND = 'Send';
 const TRIGGER_HOOK = webhookIdFor('bench-conversations');
 const TRIGGER_WORKFLOW = 'Bench: conversations trigger';
 const ASK_WORKFLOW = 'Bench: ask and wait for chat reply';
@@ -51,18 +50,9 @@ export function conversationWorkflows(credential: CredentialRef): Workflow[] {
 		node('Wait', 'n8n-nodes-base.wait', 1.1, { resume: 'webhook', httpMethod: 'POST', responseMode: 'onReceived', options: {} }, { webhookId: webhookIdFor('bench-conv-wait-node') }),
 		node(AFTER, 'n8n-nodes-base.noOp', 1, {}),
 	]);
-	return [trigger, ask, wait, statusWorkflow(credential, 'read'), statusWorkflow(credential, 'delivered')];
+	return [trigger, ask, wait, ...(['read', 'delivered'] as const).map((wanted) => statusWaitWorkflow(`benchConvStatus${wanted}`, statusWorkflowName(wanted), credential, `bench-conv-status-${wanted}`, wanted, STATUS_LIMIT_MINUTES))];
 }
 
-/** Send Text to each of `body.recipients` (`[{ phone }]`), the run waiting until every message reached `wanted`. */
-function statusWorkflow(credential: CredentialRef, wanted: 'read' | 'delivered'): Workflow {
-	return chain(`benchConvStatus${wanted}`, statusWorkflowName(wanted), [
-		webhookTrigger(`bench-conv-status-${wanted}`, 'Run', 'onReceived'),
-		node('Recipients', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.recipients', options: {} }),
-		action(SEND, credential, { resource: 'message', operation: 'sendText', phoneNumberId: '', phone: '={{ $json.phone }}', text: 'Benchmark message', waitForStatus: wanted, statusWaitLimit: STATUS_LIMIT_MINUTES, statusWaitUnit: 'minutes' }),
-		node(AFTER, 'n8n-nodes-base.noOp', 1, {}),
-	]);
-}
 
 interface Waiting {
 	executionId: string;
@@ -101,7 +91,7 @@ async function toTrigger(ctx: BenchContext, body: string): Promise<{ status: num
 
 /** The `message_id`s a waiting run of a status workflow sent, in item order (the Send node's output while it waits). */
 function sentMessages(e: Execution): string[] {
-	const ids = outputOf(e, SEND).map((item) => item.message_id);
+	const ids = outputOf(e, STATUS_SEND_NODE).map((item) => item.message_id);
 	if (!ids.length || ids.some((id) => typeof id !== 'string')) throw new Error(`execution ${e.id} waits without the message ids it sent`);
 	return ids as string[];
 }
@@ -330,7 +320,7 @@ export async function benchStatusBurst(ctx: BenchContext, workflows: Workflow[],
 		// Not gone on: the rows below say what the run and the answers show.
 	}
 	const e = await execution(ctx, waiting.id);
-	const counted = (e ? outputOf(e, SEND) : []).filter((item) => item.reached === true && item.deliveredAt === deliveredAt.get(String(item.message_id))).length;
+	const counted = (e ? outputOf(e, STATUS_SEND_NODE) : []).filter((item) => item.reached === true && item.deliveredAt === deliveredAt.get(String(item.message_id))).length;
 	const afterRuns = e?.data?.resultData.runData[AFTER]?.length ?? 0;
 	const triggerRuns = (await executionsSince(n8n, trigger.id, triggerRunsBefore)).length;
 	const answered = answers.map((a) => a.ms).sort((a, b) => a - b);

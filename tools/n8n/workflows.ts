@@ -284,6 +284,23 @@ export function bulkTextWorkflow(
 	]);
 }
 
+/** The nodes of statusWaitWorkflow whose output the suites and the bench read. */
+export const STATUS_SEND_NODE = 'Send';
+export const STATUS_AFTER_NODE = 'After';
+
+/**
+ * Sends a text to each of `body.recipients` (`[{ "phone" }]`), one run for all of them, which waits (Wait for
+ * Status) until every message reached `wanted`, at most `limitMinutes`; then After.
+ */
+export function statusWaitWorkflow(id: string, name: string, credential: CredentialRef, hookPath: string, wanted: 'delivered' | 'read', limitMinutes = 60): Workflow {
+	return chain(id, name, [
+		webhookTrigger(hookPath, 'Run', 'onReceived'),
+		node('Recipients', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.recipients', options: {} }),
+		action(STATUS_SEND_NODE, credential, { resource: 'message', operation: 'sendText', phoneNumberId: '', phone: '={{ $json.phone }}', text: 'Your order has shipped', waitForStatus: wanted, statusWaitLimit: limitMinutes, statusWaitUnit: 'minutes' }),
+		node(STATUS_AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
+	]);
+}
+
 /**
  * Bulk send behind an HTTP Request node (one GET to the sandbox per message): when that request fails,
  * the execution fails before Send Text ever ran.

@@ -10,11 +10,11 @@ import { waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
-import { action, type CredentialRef, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { action, type CredentialRef, STATUS_SEND_NODE, statusWaitWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
 import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, KILL_ROUND_RUNS, newCustomer, type RestartRider, settledRun, startWorkflow } from './conversations';
 
-export const SEND_NODE = 'Send';
+export const SEND_NODE = STATUS_SEND_NODE;
 /** The sandbox runs 60 times faster than the clock (the suite's TIME_SCALE): a schedule's minute is a second. */
 const SCALED_SECOND = 60_000;
 
@@ -38,24 +38,8 @@ function statusWorkflow(credential: CredentialRef, key: string, limitMinutes: nu
 
 export const STATUS_BULK_WORKFLOW = 'E2E: send texts and wait for delivered (Bulk)';
 
-/** Webhook → Split Out `body.messages` → Send Text to each `phone`, waiting for `delivered` (60 minutes) → After: one run, several messages. */
-export function statusBulkWorkflow(credential: CredentialRef): Workflow {
-	return chain('e2eStatusBulk', STATUS_BULK_WORKFLOW, [
-		webhookTrigger('e2e-status-bulk', 'Run', 'onReceived'),
-		node('Split Out', 'n8n-nodes-base.splitOut', 1, { fieldToSplitOut: 'body.messages', options: {} }),
-		action(SEND_NODE, credential, {
-			resource: 'message',
-			operation: 'sendText',
-			phoneNumberId: '',
-			phone: '={{ $json.phone }}',
-			text: 'Your order has shipped',
-			waitForStatus: 'delivered',
-			statusWaitLimit: 60,
-			statusWaitUnit: 'minutes',
-		}),
-		node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
-	]);
-}
+/** One run sending to several customers and waiting for `delivered` (60 minutes). */
+export const statusBulkWorkflow = (credential: CredentialRef): Workflow => statusWaitWorkflow('e2eStatusBulk', STATUS_BULK_WORKFLOW, credential, 'e2e-status-bulk', 'delivered');
 
 export function statusWaitWorkflows(credential: CredentialRef): Workflow[] {
 	// Read's limit outlasts the restart check, whose run waits for read across both restarts.
@@ -100,7 +84,7 @@ async function startSending(stack: Stack, key: string, schedule: { sentMs: numbe
  * with `--statuses off`): the check sends them.
  */
 export async function startSendingTo(stack: Stack, workflow: Workflow, phones: string[], via = stack.n8n.baseUrl): Promise<Omit<Sending, 'phone' | 'messageId'> & { messageIds: string[] }> {
-	return await sendingTo(stack, workflow, phones, { messages: phones.map((phone) => ({ phone })) }, via);
+	return await sendingTo(stack, workflow, phones, { recipients: phones.map((phone) => ({ phone })) }, via);
 }
 
 async function sendingTo(stack: Stack, workflow: Workflow, phones: string[], body: unknown, via = stack.n8n.baseUrl) {
