@@ -13,7 +13,7 @@ import {
 	type WaitRegistration,
 } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
-import { StatusBook, type StatusWatch } from './statusWaits';
+import { COMPLETE_WHEN_WATCHED, RESUMED, StatusBook, type StatusWatch } from './statusWaits';
 import { Subscriptions } from './subscriptions';
 import { Waits } from './waits';
 
@@ -137,7 +137,7 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 	}
 	if (body.action === 'endStatusWait' && typeof body.id === 'string') {
 		// Nothing was sent after all, or the trigger resumed the run after its own answer was saved (statusHandOver.ts).
-		const by = body.by === 'resumed' ? 'resumed' : 'nothing sent';
+		const by = body.by === RESUMED ? RESUMED : 'nothing sent';
 		const watch = book.watches.of(body.id);
 		book.waits.done(body.id, by);
 		if (watch) book.watches.done(watch.id, by);
@@ -185,7 +185,7 @@ function watchTally(book: StatusBook, watch: StatusWatch): IDataObject {
 	const wait = book.waits.get(watch.wait);
 	if (!wait) return { complete: false, statuses: {} };
 	const { complete, statuses } = book.tally(watch, wait);
-	if (complete) book.end(wait, watch, 'complete when watched');
+	if (complete) book.end(wait, watch, COMPLETE_WHEN_WATCHED);
 	return { complete, statuses };
 }
 

@@ -35,6 +35,14 @@ function merged(a: Tally | undefined, b: Tally): Tally {
 	return [Math.max(a[0], b[0]), earliest(a[1], b[1]), earliest(a[2], b[2]), Math.max(a[3], b[3])];
 }
 
+/** Takes counts as `known` gives them into `into`, merged as the trigger merges them (for one request that carries several). */
+export function mergeCounts(into: Record<string, number[]>, counts: Record<string, number[]>): void {
+	for (const [id, value] of Object.entries(counts)) {
+		const tally = tallyOf(value);
+		if (tally) into[id] = merged(tallyOf(into[id]), tally);
+	}
+}
+
 function tallyOf(value: unknown): Tally | undefined {
 	if (!Array.isArray(value) || value.length !== 4 || !value.every((n) => typeof n === 'number')) return undefined;
 	return value as Tally;
@@ -88,13 +96,18 @@ export class MessageStatuses {
 		this.mine.set(messageId, { tally: merged(kept?.tally, tally), keepUntil: this.nowMs + PROTECT_MS });
 	}
 
+	/** The furthest status taken in for the message, as statusRank gives it (0: none). */
+	rank(messageId: string): number {
+		return this.tallies.get(messageId)?.[0] ?? 0;
+	}
+
 	summary(messageId: string): MessageStatusSummary {
 		const tally = this.tallies.get(messageId);
 		return { status: tally ? MESSAGE_STATUSES[tally[0] - 1] : null, deliveredAt: iso(tally?.[1] ?? 0), readAt: iso(tally?.[2] ?? 0) };
 	}
 
 	/**
-	 * Hands n8n what to save: the statuses of messages a live watch has, and those taken in the last
+	 * Hands n8n what to save: the statuses of messages a watch has (`watched`), and those taken in the last
 	 * KEEP_UNWATCHED_MS while a watch may still come for them (`waiting`: a wait has no watch yet); at most
 	 * MAX_MESSAGE_STATUSES.
 	 */

@@ -1,14 +1,15 @@
 import { type IDataObject, type IWebhookFunctions, sleep } from 'n8n-workflow';
 
 import { signatureHeaders } from '../../../credentials/webhookSignature';
-import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
+import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, statusRank, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
 import type { Answer } from '../acknowledgement';
 import { triggerScope } from './endpoint';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
+import { mergeCounts } from './messageStatuses';
 import { processMemory } from './registry';
-import { StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
+import { RESUMED, StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
 
 /**
  * A message status the sharing trigger received, for the runs waiting for statuses (statusWaits.ts): taken into
@@ -74,9 +75,9 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 		return result;
 	});
 	if (attempt.outcome === 'resumed') {
-		book.end(wait, watch, 'resumed');
+		book.end(wait, watch, RESUMED);
 		// Saved with this request's answer, or, after it, at the waits webhook: a second hand-over then knows.
-		if (again) await ask(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: 'resumed' }).catch(() => undefined);
+		if (again) await ask(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: RESUMED }).catch(() => undefined);
 		return again?.took ?? taken(context);
 	}
 	// Queue mode: n8n answers the second of two summaries handed over at the same moment 500 ("already being resumed
@@ -99,6 +100,9 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 	const book = new StatusBook(triggerScope(context), context.getWorkflowStaticData('node'), nowMs);
 	try {
 		const watch = book.watches.watching(messageId);
+		// A status its run went on without needing (a retry of one counted before, or a `delivered` after the `read`
+		// that satisfied the wait) is news to nobody: no workflow starts for it.
+		if (!watch && book.wentOnWithout(messageId, statusRank(delivery.data.status))) return taken(context);
 		// Nobody waits for it, and no wait is naming its messages: nothing to keep.
 		if (!watch && !book.awaitingWatch()) return { extra: {} };
 		book.statuses.take(messageId, delivery.data.status, timeOf(delivery, nowMs));
@@ -113,7 +117,8 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		const startsRun = !('answer' in answer);
 		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, startsRun ? afterSave : undefined);
 		if (!startsRun) return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
-		if (!(await recount(context, afterSave.url, watch, book.statuses.known(watch.messages)))) return retry(context, 'could not count the wait again');
+		const counted = await together(context, 'count', watch, book.statuses.known(watch.messages), async (statuses) => await recount(context, afterSave.url, watch, statuses));
+		if (!counted) return retry(context, 'could not count the wait again');
 		return await countAgain(context, afterSave, book, wait, watch);
 	} finally {
 		book.writeBack();
@@ -129,7 +134,13 @@ async function ask(context: IWebhookFunctions, url: string | undefined, request:
 }
 
 /** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
-async function recount(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch, statuses: Record<string, number[]>): Promise<{ live: boolean; complete?: boolean; statuses?: Record<string, MessageStatusSummary> } | undefined> {
+interface Counted {
+	live: boolean;
+	complete?: boolean;
+	statuses?: Record<string, MessageStatusSummary>;
+}
+
+async function recount(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch, statuses: Record<string, number[]>): Promise<Counted | undefined> {
 	try {
 		const answer = await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
 		return { live: answer.live === true, complete: answer.complete === true, statuses: answer.statuses as Record<string, MessageStatusSummary> };
@@ -137,6 +148,34 @@ async function recount(context: IWebhookFunctions, url: string | undefined, watc
 		context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
 		return undefined;
 	}
+}
+
+/** How long the statuses of a burst are gathered before they are counted again together: a moment on top of CONFIRM_AFTER_MS. */
+const GATHER_MS = 200;
+
+/** Per wait and step, what this process is gathering: it goes GATHER_MS after the one before it ended. */
+const gathering = processMemory<{ statuses: Record<string, number[]>; done: Promise<unknown> }>();
+
+/**
+ * A step for the statuses of one wait that this process takes at the same moment (a burst), done once for all
+ * of them: `work` gets every count gathered while the step before it was under way, and each status's request
+ * the step's result. One recount (a request and a save of n8n's) and one hand-over per step, not per status:
+ * 500 statuses at once were a thousand saves for n8n's database (docs/status-waits.md).
+ */
+async function together<T>(context: IWebhookFunctions, step: string, watch: StatusWatch, statuses: Record<string, number[]>, work: (statuses: Record<string, number[]>) => Promise<T>): Promise<T> {
+	const key = `${step} ${triggerScope(context)}/${watch.id}`;
+	let next = gathering.get(key);
+	if (!next) {
+		const going = { statuses: {} as Record<string, number[]>, done: Promise.resolve<unknown>(undefined) };
+		going.done = oneAtATime(key, async () => {
+			await sleep(GATHER_MS);
+			if (gathering.get(key) === going) gathering.delete(key);
+			return await work(going.statuses);
+		});
+		gathering.set(key, (next = going));
+	}
+	mergeCounts(next.statuses, statuses);
+	return (await next.done) as T;
 }
 
 /**
@@ -170,9 +209,11 @@ async function confirm(context: IWebhookFunctions, afterSave: AfterSave, book: S
  */
 async function countAgain(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
 	await sleep(CONFIRM_AFTER_MS);
-	const counted = await recount(context, afterSave.url, watch, book.statuses.known(watch.messages));
-	if (counted === undefined) return retry(context, 'could not count the wait again');
-	if (!counted.live || !counted.complete) return afterSave.took;
-	return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave);
+	return await together(context, 'count again', watch, book.statuses.known(watch.messages), async (statuses) => {
+		const counted = await recount(context, afterSave.url, watch, statuses);
+		if (counted === undefined) return retry(context, 'could not count the wait again');
+		if (!counted.live || !counted.complete) return afterSave.took;
+		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave);
+	});
 }
 

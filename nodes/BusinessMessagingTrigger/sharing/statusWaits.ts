@@ -95,9 +95,9 @@ export class StatusWatches extends Registry<StatusWatch> {
 		return this.live().find((w) => w.messages.includes(messageId));
 	}
 
-	/** Every message a live watch has. */
+	/** Every message a watch has, live or ended while its end is kept (a late status of it is then known: wentOnWithout). */
 	watched(): Set<string> {
-		return new Set(this.live().flatMap((w) => w.messages));
+		return new Set([...this.live(), ...this.ended()].flatMap((w) => w.messages));
 	}
 }
 
@@ -110,6 +110,11 @@ export function summaryOf(watch: StatusWatch, statuses: MessageStatuses): Record
 export function reachedAll(wanted: MessageStatus, summary: Record<string, MessageStatusSummary>): boolean {
 	return Object.values(summary).every((s) => statusRank(s.status) >= statusRank(wanted));
 }
+
+/** What ends a wait whose run had every status it waited for: the trigger resumed it, or the node found them all when it named its messages. */
+export const RESUMED = 'resumed';
+export const COMPLETE_WHEN_WATCHED = 'complete when watched';
+const WENT_ON = [RESUMED, COMPLETE_WHEN_WATCHED];
 
 /** The waits, their watches and the statuses taken in, as one request of the sharing trigger sees them. */
 export class StatusBook {
@@ -126,6 +131,19 @@ export class StatusBook {
 	/** Whether a wait has no watch yet: its messages are being sent, and their statuses may come first. */
 	awaitingWatch(): boolean {
 		return this.waits.live().some((w) => !this.watches.of(w.id));
+	}
+
+	/**
+	 * Whether a wait that had this message went on without this status (while its end is kept): its run had every
+	 * status it waited for, and this one is no further than what was counted or waited for (a retry, or a
+	 * `delivered` after the `read`).
+	 */
+	wentOnWithout(messageId: string, rank: number): boolean {
+		const ended = new Map(this.waits.ended().map((w) => [w.id, w]));
+		return this.watches.ended().some((watch) => {
+			const wait = ended.get(watch.wait);
+			return WENT_ON.includes(watch.by) && watch.messages.includes(messageId) && wait !== undefined && rank <= Math.max(statusRank(wait.wanted), this.statuses.rank(messageId));
+		});
 	}
 
 	/** The summary of a watch's messages, and whether it is complete. */
