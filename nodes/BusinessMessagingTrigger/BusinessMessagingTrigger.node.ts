@@ -65,13 +65,24 @@ interface TriggerOptions {
  * static data before it answers (live-webhooks.js), so a sender answered 200 knows the hand-over is
  * saved; n8n answers those with the webhook's status, 200, so other codes are written here.
  */
-function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
-	handOverStore(context);
-	if (statusCode === 200) return { webhookResponse: body };
-	const response = context.getResponseObject();
-	if (!response.headersSent) response.status(statusCode).json(body);
-	return { noWebhookResponse: true };
+function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject, savesNothing = false): IWebhookResponseData {
+	if (!savesNothing) handOverStore(context);
+	let answered: IWebhookResponseData = { webhookResponse: body };
+	if (statusCode !== 200) {
+		const response = context.getResponseObject();
+		if (!response.headersSent) response.status(statusCode).json(body);
+		answered = { noWebhookResponse: true };
+	}
+	if (savesNothing) savingNothing.add(answered);
+	return answered;
 }
+
+/**
+ * Answers whose request changes nothing n8n would save: what they stand for is saved already (a status of a
+ * burst, counted through the waits webhook: sharing/statusHandOver.ts), and a save per status would be one
+ * more write of the whole static data for n8n's database.
+ */
+const savingNothing = new WeakSet<IWebhookResponseData>();
 
 /** Puts this process's acknowledged deliveries into the static data n8n saves with the trigger's own answer. */
 function handOverStore(context: IWebhookFunctions): void {
@@ -123,8 +134,6 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	const challenge = verificationChallenge(body);
 	if (challenge !== undefined) return answer(this, 200, { challenge });
 
-	// Whatever this request makes n8n save keeps the registrations this process received (sharing/registry.ts).
-	keepRegistrations(this);
 	const options = this.getNodeParameter('options', {}) as TriggerOptions;
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const headers = this.getHeaderData();
@@ -210,19 +219,8 @@ async function handOn(
 	// A status of a message a run waits for (a send's Wait for Status) goes into its tally, the same way.
 	const status = await handOverStatus(context, delivery);
 	if ('answer' in status) {
-		const { confirm } = status;
-		if (!confirm || status.answer.status !== 200) {
-			settle(status.answer.status === 200);
-		} else {
-			// n8n saves the static data, then sends its answer (live-webhooks.js): taken over, confirmed, answered.
-			takeOverAnswer(context.getResponseObject(), async (n8n) => {
-				const saved = n8n.status >= 200 && n8n.status < 300;
-				const final = saved ? await confirm().catch((error: Error) => ({ status: 500, body: { error: `internal error: ${error.message}` } })) : runStarted(n8n);
-				settle(final.status === 200);
-				return final;
-			});
-		}
-		return answer(context, status.answer.status, status.answer.body);
+		settle(status.answer.status === 200);
+		return answer(context, status.answer.status, status.answer.body, status.savesNothing);
 	}
 	const extra = { ...reply.extra, ...status.extra };
 	// Every workflow that receives through this trigger, at the same time as this one's own run.
@@ -480,11 +478,11 @@ export class BusinessMessagingTrigger implements INodeType {
 				return await handleWaitsRequest(this, await receivedBytes(this));
 			}
 			const response = await handleDelivery.call(this);
-			// Again at the end of a request n8n saves (one that starts no run): a hand-over can take seconds, and a
-			// registration this process took meanwhile goes with this save too, or the save would drop it (rule 1,
-			// sharing/registry.ts). Not for one that starts a run: n8n saves nothing of it, and the done marks this
-			// process keeps must stay kept until a saved copy holds them.
-			if (response.workflowData === undefined) keepRegistrations(this);
+			// At the end of a request n8n saves (one that starts no run), whatever it saves keeps the registrations this
+			// process received (rule 1, sharing/registry.ts): a hand-over can take seconds, and one taken meanwhile goes
+			// with this save too. Not for one that starts a run: n8n saves nothing of it, and the done marks this process
+			// keeps must stay kept until a saved copy holds them. Nor for one that changes nothing n8n would save.
+			if (response.workflowData === undefined && !savingNothing.has(response)) keepRegistrations(this);
 			return response;
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.
@@ -495,6 +493,7 @@ export class BusinessMessagingTrigger implements INodeType {
 				`Business Messaging Trigger: could not process a webhook request: ${(error as Error).message}`,
 			);
 			try {
+				keepRegistrations(this);
 				return answer(this, 500, { error: 'internal error' });
 			} catch {
 				return { noWebhookResponse: true };

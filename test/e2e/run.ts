@@ -37,7 +37,7 @@ import {
 } from './checks/sending';
 import { type Check, createReporter, runSuite } from './lib/report';
 import { settingChecks } from './lib/setting';
-import { type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
+import { ENGINE_SETTINGS, type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
 import { logsFolder } from '../../tools/n8n/logs';
 import { stopAll } from '../../tools/n8n/proc';
 import { N8N_VERSION, type N8n, n8nId } from '../../tools/n8n/n8n';
@@ -298,7 +298,9 @@ async function finish(
 async function main(): Promise<number> {
 	const report = createReporter();
 	process.stdout.write(`# n8n ${N8N_VERSION}${process.env.E2E_SMOKE ? ' (smoke)' : ''}\n`);
-	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE) });
+	// E2E_SETTING=lazy (or another key of ENGINE_SETTINGS): the suite under that expression-engine setting.
+	const setting = ENGINE_SETTINGS.find((s) => s.key === process.env.E2E_SETTING);
+	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE), setting });
 	await stopAll();
 	const { passed, failed } = report.totals();
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);

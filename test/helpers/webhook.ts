@@ -108,7 +108,7 @@ export interface TriggerSetup {
 	 * The database row of the workflow's static data, when harnesses stand for n8n processes sharing one
 	 * database (queue mode): each loads it per request and saves over it, last write winning.
 	 */
-	database?: { saved: string };
+	database?: { saved: string; saves?: number };
 }
 
 export interface WebhookOutcome {
@@ -306,7 +306,7 @@ async function atTime<T>(nowMs: number | undefined, fn: () => Promise<T>): Promi
 let harnessCount = 0;
 
 export class TriggerHarness {
-	private readonly database: { saved: string };
+	private readonly database: { saved: string; saves?: number };
 
 	/**
 	 * How many of the next runs the node hands over n8n fails to start, answering 500 (as when it cannot
@@ -496,6 +496,7 @@ export class TriggerHarness {
 		const answeredByNode = result !== undefined && (result.noWebhookResponse === true || result.workflowData === undefined);
 		if (this.mode !== 'manual' && answeredByNode && staticData.__dataChanged === true) {
 			this.database.saved = JSON.stringify(staticData);
+			this.database.saves = (this.database.saves ?? 0) + 1;
 		}
 		// n8n sends the node's own answer once it saved the static data (live-webhooks.js, then res.json in
 		// webhook-request-handler.js): the trigger may take it over and answer later (acknowledgement.ts).

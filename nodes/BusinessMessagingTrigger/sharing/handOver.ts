@@ -146,10 +146,10 @@ export interface Delivery {
 
 /**
  * What became of a message: answered by the trigger (taken by a run, or 503 to be sent again), or on to
- * the workflow with `extra`. `confirm`: the answer is given only after n8n saved this request's static data, and
- * is what `confirm` then makes of it.
+ * the workflow with `extra`. `savesNothing`: what the answer stands for is saved already (through the trigger's
+ * waits webhook), and n8n is to save nothing of this request (statusHandOver.ts).
  */
-export type HandOver = { answer: { status: number; body: IDataObject }; confirm?: () => Promise<{ status: number; body: IDataObject }> } | { extra: IDataObject };
+export type HandOver = { answer: { status: number; body: IDataObject }; savesNothing?: true } | { extra: IDataObject };
 
 export const TAKEN: HandOver = { answer: { status: 200, body: { received: true, resumedWaitingRun: true } } };
 

@@ -4,7 +4,6 @@ import { signatureHeaders } from '../../../credentials/webhookSignature';
 import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, statusRank, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
-import type { Answer } from '../acknowledgement';
 import { triggerScope } from './endpoint';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
@@ -50,11 +49,11 @@ function timeOf(delivery: Delivery, nowMs: number): number {
 }
 
 /**
- * What a request's confirmation (after n8n saved its answer) needs of the request, read while n8n still runs it:
- * n8n evaluates the waits webhook's address with an expression isolate it releases once the static data is saved
- * (live-webhooks.js, `releaseIsolate`; on 1.123.81 the address's path is an expression, "No bridge acquired" after).
+ * What counting a status through the trigger's waits webhook needs of the request, read at its start: n8n
+ * evaluates the waits webhook's address with an expression isolate it may release before a burst's gathered count
+ * goes (live-webhooks.js, `releaseIsolate`; on 1.123.81 the address's path is an expression, "No bridge acquired" after).
  */
-interface AfterSave {
+interface ViaWaitsWebhook {
 	/** The trigger's own waits webhook (undefined: it has none). */
 	url: string | undefined;
 	/** What the request answers when the status is taken. */
@@ -62,10 +61,10 @@ interface AfterSave {
 }
 
 /**
- * `again`: a hand-over after the trigger's own answer was saved (confirm): a run that waits no more was resumed by
- * another process meanwhile, unless the wait is still live at the trigger and the run about to wait.
+ * `again`: a hand-over after the status was counted through the waits webhook: a run that waits no more was resumed
+ * by another process meanwhile, unless the wait is still live at the trigger and the run about to wait.
  */
-async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number, again?: AfterSave): Promise<HandOver> {
+async function resume(context: IWebhookFunctions, book: StatusBook, wait: StatusWait, watch: StatusWatch, summary: StatusSummary, nowMs: number, again?: ViaWaitsWebhook): Promise<HandOver> {
 	const secret = await webhookSecret(context);
 	const body = Buffer.from(JSON.stringify(summary));
 	const attempt = await oneAtATime(wait.resumeUrl, async () => {
@@ -98,6 +97,7 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 	const nowMs = Date.now();
 	for (const [id, at] of resumedHere) if (nowMs - at > ABOUT_TO_WAIT_MS) resumedHere.delete(id);
 	const book = new StatusBook(triggerScope(context), context.getWorkflowStaticData('node'), nowMs);
+	let writeBack = true;
 	try {
 		const watch = book.watches.watching(messageId);
 		// A status its run went on without needing (a retry of one counted before, or a `delivered` after the `read`
@@ -109,19 +109,22 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		const wait = watch && book.waits.get(watch.wait);
 		if (!watch || !wait) return { extra: {} };
 		const { complete, statuses } = book.tally(watch, wait);
-		const answer = taken(context);
-		const afterSave: AfterSave = { url: context.getNodeWebhookUrl('setup'), took: answer };
-		// Also Start: n8n saves no static data for a request that starts a run, so what this request changes goes
-		// through the waits webhook (a request n8n answers, and saves): the wait's end, or this count, which is then
-		// counted again as `confirm` does, before the run starts.
-		const startsRun = !('answer' in answer);
-		if (complete) return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, startsRun ? afterSave : undefined);
-		if (!startsRun) return { ...answer, confirm: async () => await confirm(context, afterSave, book, wait, watch) };
-		const counted = await together(context, 'count', watch, book.statuses.known(watch.messages), async (statuses) => await recount(context, afterSave.url, watch, statuses));
+		const took = taken(context);
+		const via: ViaWaitsWebhook = { url: context.getNodeWebhookUrl('setup'), took };
+		if (complete) {
+			return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, 'answer' in took ? undefined : via);
+		}
+		// Incomplete here. This request saves nothing (n8n would save the whole static data with each status of a
+		// burst): its count goes through the waits webhook, gathered with the burst's, then counted again after a pause
+		// (another process may have saved over it meanwhile, each missing the other's count), and the run handed its
+		// summary if that is complete. The service is answered only then: what it was answered 2xx for is saved.
+		writeBack = false;
+		const counted = await together(context, 'count', watch, book.statuses.known(watch.messages), async (gathered) => await recount(context, via.url, watch, gathered));
 		if (!counted) return retry(context, 'could not count the wait again');
-		return await countAgain(context, afterSave, book, wait, watch);
+		const handed = await countAgain(context, via, book, wait, watch);
+		return 'answer' in handed ? { ...handed, savesNothing: true } : handed;
 	} finally {
-		book.writeBack();
+		if (writeBack) book.writeBack();
 	}
 }
 
@@ -192,28 +195,16 @@ async function endedElsewhere(context: IWebhookFunctions, url: string | undefine
 }
 
 /**
- * After n8n saved a status that left its wait incomplete (queue mode): another process may have taken the wait's
- * other statuses at the same moment, each saving over the other (last write wins), so that neither saw the wait
- * complete. After CONFIRM_AFTER_MS the trigger has this request's count taken in again and tallied with the saved
- * copy, by whichever process takes the request, and hands the run over if that is complete; only then is the
- * service answered (503 when it could not ask: the retry counts again).
- */
-async function confirm(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<Answer> {
-	const handed = await countAgain(context, afterSave, book, wait, watch);
-	return 'answer' in handed ? handed.answer : { status: 200, body: { received: true, statusForWaitingRun: true } };
-}
-
-/**
  * After CONFIRM_AFTER_MS, this request's count taken in again at the trigger's waits webhook and tallied with the
  * saved copy: the run handed its summary when that is complete, 503 when the trigger could not ask.
  */
-async function countAgain(context: IWebhookFunctions, afterSave: AfterSave, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
+async function countAgain(context: IWebhookFunctions, via: ViaWaitsWebhook, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
 	await sleep(CONFIRM_AFTER_MS);
 	return await together(context, 'count again', watch, book.statuses.known(watch.messages), async (statuses) => {
-		const counted = await recount(context, afterSave.url, watch, statuses);
+		const counted = await recount(context, via.url, watch, statuses);
 		if (counted === undefined) return retry(context, 'could not count the wait again');
-		if (!counted.live || !counted.complete) return afterSave.took;
-		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), afterSave);
+		if (!counted.live || !counted.complete) return via.took;
+		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), via);
 	});
 }
 

@@ -22,7 +22,7 @@ export const ASK_NODE = 'Ask';
 export const AFTER_NODE = 'After';
 export const CONVERSATION_TRIGGER_HOOK = webhookIdFor('e2e-conversations');
 const TRIGGER_NODE = 'Business Messaging Trigger';
-const MESSAGE_NODE = 'Message';
+export const MESSAGE_NODE = 'Message';
 
 /** The message that makes the trigger's own workflow ask its sender a question. */
 export const ASK_ME = 'ask me';
@@ -211,7 +211,7 @@ async function status(n8n: N8n, question: Question): Promise<string | undefined>
 }
 
 /** Runs of the conversation trigger's workflow so far. */
-async function triggerRuns(n8n: N8n, stack: Stack): Promise<ExecutionSummary[]> {
+export async function triggerRuns(n8n: N8n, stack: Stack): Promise<ExecutionSummary[]> {
 	const workflow = stack.workflows.find((w) => w.id === conversationTriggerWorkflow({ id: '', name: '' }).id)!;
 	return await n8n.executions(workflow.id, 250);
 }
