@@ -3,8 +3,8 @@
  * time), in process: its Send Reminder node, exactly as shipped, through n8n-core's engine against the sandbox,
  * with the real Business Messaging Trigger (Share With Other Workflows on) behind a stand-in n8n, started with
  * the body its sticky note tells the user to post. What its If reads and where each branch goes is read from
- * the file, so a change to the example that breaks the escalation fails here. A real n8n runs it: not yet
- * (the e2e suite does not import it yet).
+ * the file, so a change to the example that breaks the escalation fails here. A real n8n 2.41.1 runs it too:
+ * test/e2e/checks/statusWaits.ts, paymentReminderChecks.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

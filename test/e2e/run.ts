@@ -13,7 +13,7 @@ import { updateCheck } from './checks/update';
 import { sendAndWaitChecks, sendAndWaitWorkflows } from './checks/sendAndWait';
 import { conversationChecks, conversationRestartCheck, conversationStallCheck, conversationWorkflows, orderConfirmationChecks, orderConfirmationWorkflows } from './checks/conversations';
 import { HITL_SCENARIOS, hitlChecks, hitlWorkflow } from './checks/hitl';
-import { statusBulkCheck, statusRestartRider, statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
+import { DRY_RUN_CREDENTIAL, paymentReminderChecks, statusBulkCheck, statusRestartRider, statusWaitChecks, statusWaitWorkflows } from './checks/statusWaits';
 import { executionListChecks, stillRunningWorkflow } from './checks/executionLists';
 import { everyExecution } from '../../bench/lib/n8n-runs';
 import { AGENT_SCENARIOS, AGENT_VERSIONS, agentChecks, ORDERS_EXAMPLE, SUPPORT_BOT_EXAMPLE, supportBotChecks } from './checks/agent';
@@ -145,7 +145,7 @@ export async function e2eSuite(options: {
 			owner: OWNER,
 			timeScale: TIME_SCALE,
 			log: say,
-			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT }, [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
+			extraCredentials: { [TEST_MODE_CREDENTIAL]: { testMode: 'redirect', testRecipient: TEST_RECIPIENT }, [DRY_RUN_CREDENTIAL]: { testMode: 'dryRun' }, [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
 			otherCredentials: [{ name: OPENAI_CREDENTIAL, type: OPENAI_CREDENTIAL_TYPE, data: { apiKey: 'sk-scripted', url: model.url } }],
 			workflows: ({ sandbox, credential, n8n, extraCredentials }) => [
 				orderWorkflow(credential),
@@ -158,7 +158,7 @@ export async function e2eSuite(options: {
 				httpRequestWorkflow(credential, sandbox.url, sandbox.credentials.phoneNumberId),
 				...sendAndWaitWorkflows(credential),
 				...conversationWorkflows(credential),
-				...statusWaitWorkflows(credential),
+				...statusWaitWorkflows(credential, { dryRun: extraCredentials[DRY_RUN_CREDENTIAL], redirect: extraCredentials[TEST_MODE_CREDENTIAL] }),
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 				...orderConfirmationWorkflows(credential),
 				listenWorkflow(credential),
@@ -224,6 +224,7 @@ export async function e2eSuite(options: {
 	const chatChecks = conversationChecks(stack);
 	const exampleChecks = orderConfirmationChecks(stack);
 	const statusChecks = statusWaitChecks(stack);
+	const paymentChecks = paymentReminderChecks(stack);
 	const checks: Check[] = [
 		// The timeout waits start first and are checked last: n8n looks for due waits once a minute.
 		waitChecks[0],
@@ -238,13 +239,15 @@ export async function e2eSuite(options: {
 		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID, stack.workflows.find((w) => w.name === SHARING_WORKFLOW)!.id) : []),
 		...(await runTriggerChecks(stack, TRIGGER_WEBHOOK_ID, say)),
 		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
-		// Started here, not first: the example's no-reply branch sends a message when n8n ends the wait (within
-		// a minute of its limit), which the checks above, counting what the sandbox got, must not see.
+		// Started here, not first: the examples' no-reply and not-read branches send a message when n8n ends the
+		// wait (within a minute of its limit), which the checks above, counting what the sandbox got, must not see.
 		exampleChecks[0],
+		paymentChecks[0],
 		...chatChecks.slice(1, -1),
 		...statusChecks.slice(1, -1),
 		statusBulkCheck(stack, say),
 		exampleChecks[1],
+		paymentChecks[1],
 		// Message statuses ride on the replies' kills: no restarts of their own.
 		conversationRestartCheck(stack, say, [statusRestartRider(stack, say)]),
 		conversationStallCheck(stack, say),
@@ -252,6 +255,7 @@ export async function e2eSuite(options: {
 		...chatChecks.slice(-1),
 		...statusChecks.slice(-1),
 		exampleChecks[2],
+		paymentChecks[2],
 		// Before the sharing checks: they then run on the state the earlier build left.
 		updateCheck(stack, TRIGGER_WEBHOOK_ID, () => stack!.workflows.find((w) => w.nodes.some((n) => n.webhookId === TRIGGER_WEBHOOK_ID))!.id, say),
 		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.

@@ -380,6 +380,12 @@ export function exampleWorkflow(
 	// The example's own name, as users see it after importing the file; `key` only seeds the id.
 	return { ...example, id: n8nId(key), name: example.name, active: false, nodes, connections: structuredClone(example.connections) };
 }
+/** `workflow` (a copy of an example) at its own Webhook path and webhook id, so that it is active beside the original. */
+export function atOwnPath(workflow: Workflow, hookPath: string): Workflow {
+	for (const n of workflow.nodes) if (n.type === 'n8n-nodes-base.webhook') Object.assign(n, { webhookId: webhookIdFor(hookPath), parameters: { ...n.parameters, path: hookPath } });
+	return workflow;
+}
+
 /** This package's action node as an AI agent's tool: n8n derives the type from `usableAsTool`. */
 export const TOOL_TYPE = 'n8n-nodes-business-messaging.businessMessagingTool';
 

@@ -11,7 +11,7 @@ import { STALL_MS, stall, waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
-import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { action, atOwnPath, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { ORDER_CONFIRMATION_TEMPLATE_ID } from '../../../tools/sandbox/seed';
 import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../../trigger/requests';
@@ -689,11 +689,8 @@ const EXAMPLE_NO_REPLY_KEY = 'e2eOrderNoReply';
  */
 export function orderConfirmationWorkflows(credential: CredentialRef): Workflow[] {
 	const shipped = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_KEY, { [CREDENTIAL_TYPE]: credential });
-	const short = exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_NO_REPLY_KEY, { [CREDENTIAL_TYPE]: credential });
-	for (const n of short.nodes) {
-		if (n.type === 'n8n-nodes-base.webhook') Object.assign(n, { webhookId: webhookIdFor('e2e-order-no-reply'), parameters: { ...n.parameters, path: 'e2e-order-confirmation-no-reply' } });
-		if (n.name === 'Ask the Customer') n.parameters.options = limit(3);
-	}
+	const short = atOwnPath(exampleWorkflow(ORDER_CONFIRMATION_EXAMPLE, EXAMPLE_NO_REPLY_KEY, { [CREDENTIAL_TYPE]: credential }), 'e2e-order-confirmation-no-reply');
+	short.nodes.find((n) => n.name === 'Ask the Customer')!.parameters.options = limit(3);
 	return [shipped, short];
 }
 
@@ -710,7 +707,7 @@ async function newOrder(stack: Stack, key: string, orderId: number): Promise<Ord
 }
 
 /** The example's run once it ended, and the names of the nodes that ran. */
-async function exampleRun(n8n: N8n, q: Question): Promise<{ run: ExecutionSummary; ran: string[] }> {
+export async function exampleRun(n8n: N8n, q: Pick<Question, 'workflow' | 'executionId'>): Promise<{ run: ExecutionSummary; ran: string[] }> {
 	const run = await waitFor(`execution ${q.executionId} to finish`, async () => {
 		const e = await execution(n8n, q.workflow.id, q.executionId);
 		return e && !underWay(e.status) ? e : undefined;

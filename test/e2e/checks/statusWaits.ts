@@ -5,14 +5,15 @@
  * hands the run a signed summary. What a user sees is read from the executions n8n saved.
  */
 import { CONFIRM_AFTER_MS } from '../../../nodes/shared/sharing';
-import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, nodeOutput, underWay } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, n8nId, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { waitFor } from '../../../tools/n8n/proc';
 import type { Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
-import { action, type CredentialRef, STATUS_SEND_NODE, statusWaitWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
+import { action, atOwnPath, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, STATUS_SEND_NODE, statusWaitWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, KILL_ROUND_RUNS, MESSAGE_NODE, newCustomer, type RestartRider, settledRun, startWorkflow, triggerRuns } from './conversations';
+import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, exampleRun, KILL_ROUND_RUNS, MESSAGE_NODE, newCustomer, type RestartRider, settledRun, startWorkflow, triggerRuns } from './conversations';
+import { TEST_RECIPIENT } from './sending';
 
 export const SEND_NODE = STATUS_SEND_NODE;
 /** The sandbox runs 60 times faster than the clock (the suite's TIME_SCALE): a schedule's minute is a second. */
@@ -41,12 +42,25 @@ export const STATUS_BULK_WORKFLOW = 'E2E: send texts and wait for delivered (Bul
 /** One run sending to several customers and waiting for `delivered` (60 minutes). */
 export const statusBulkWorkflow = (credential: CredentialRef): Workflow => statusWaitWorkflow('e2eStatusBulk', STATUS_BULK_WORKFLOW, credential, 'e2e-status-bulk', 'delivered');
 
-export function statusWaitWorkflows(credential: CredentialRef): Workflow[] {
+/** A credential in Test Mode Dry Run (the suite's Test Mode credential is Send to Test Recipient). */
+export const DRY_RUN_CREDENTIAL = 'Dry Run (Business Messaging sandbox)';
+const DRY_RUN_WORKFLOW = 'E2E: send texts and wait for read (Test Mode Dry Run)';
+const REDIRECT_WORKFLOW = 'E2E: send texts and wait for read (Test Mode Send to Test Recipient)';
+
+export function statusWaitWorkflows(credential: CredentialRef, testMode: { dryRun: CredentialRef; redirect: CredentialRef }): Workflow[] {
 	// Read's limit outlasts the restart check, whose run waits for read across both restarts.
-	return [statusWorkflow(credential, 'Read', 60), statusWorkflow(credential, 'Limit', 0.05), statusBulkWorkflow(credential)];
+	return [
+		statusWorkflow(credential, 'Read', 60),
+		statusWorkflow(credential, 'Limit', 0.05),
+		statusBulkWorkflow(credential),
+		statusWaitWorkflow('e2eStatusDryRun', DRY_RUN_WORKFLOW, testMode.dryRun, 'e2e-status-dry-run', 'read'),
+		statusWaitWorkflow('e2eStatusRedirect', REDIRECT_WORKFLOW, testMode.redirect, 'e2e-status-redirect', 'read'),
+		...paymentReminderWorkflows(credential),
+	];
 }
 
 const byKey = (stack: Stack, key: string) => stack.workflows.find((w) => w.name === `E2E: send text and wait for status (${key})`)!;
+const byName = (stack: Stack, name: string) => stack.workflows.find((w) => w.name === name)!;
 
 interface Sending {
 	workflow: Workflow;
@@ -87,13 +101,15 @@ export async function startSendingTo(stack: Stack, workflow: Workflow, phones: s
 	return await sendingTo(stack, workflow, phones, { recipients: phones.map((phone) => ({ phone })) }, via);
 }
 
+/** `phones`: where the sandbox gets the messages (the test recipient's, in Test Mode), counted from this start on. */
 async function sendingTo(stack: Stack, workflow: Workflow, phones: string[], body: unknown, via = stack.n8n.baseUrl) {
 	const { n8n, sandbox } = stack;
+	const earlier = (await sandbox.messages()).length;
 	await startWorkflow(workflow, body, via);
 	const messageIds = await waitFor(
 		`the messages to ${phones.join(', ')}`,
 		async () => {
-			const sent = await sandbox.messages();
+			const sent = (await sandbox.messages()).slice(earlier);
 			const ids = phones.map((phone) => sent.find((m) => m.phone === phone)?.message_id);
 			return ids.every(Boolean) ? (ids as string[]) : undefined;
 		},
@@ -112,6 +128,12 @@ function sendOutput(run: ExecutionSummary): Record<string, unknown> {
 	const items = nodeOutput(run, SEND_NODE);
 	assertEqual(items.length, 1, `items out of ${SEND_NODE}`);
 	return items[0];
+}
+
+/** Sends `status` of `messageId` to the sharing trigger (sendStatus); asserts the trigger answered it 200 in the end. */
+async function answered(stack: Stack, messageId: string, status: 'delivered' | 'read', at?: string): Promise<void> {
+	const d = await stack.sandbox.settled(await sendStatus(stack, messageId, status, at), 60_000);
+	assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `the trigger's answer to ${status} of ${messageId}`);
 }
 
 async function stillWaiting(n8n: N8n, s: Sending, what: string): Promise<void> {
@@ -213,6 +235,46 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			},
 		},
 		{
+			name: 'status waits: Test Mode Dry Run — a send waiting for read waits for nothing: the run goes on at once, its item says why; nothing reaches the sandbox, no wait is kept by the trigger',
+			fn: async () => {
+				const workflow = byName(stack, DRY_RUN_WORKFLOW);
+				const phone = newCustomer();
+				const since = await sandbox.mark();
+				const before = (await n8n.executions(workflow.id)).length;
+				await startWorkflow(workflow, { recipients: [{ phone }] }, n8n.baseUrl);
+				// Done within waitForExecutions' 30 s: a run waiting for read (60 minutes) would not be.
+				const [run] = await n8n.waitForExecutions(workflow.id, before + 1);
+				assertEqual(run.status, 'success', 'status');
+				const out = sendOutput(run);
+				assertEqual(
+					[out.testMode, out.sent, out.intendedRecipient, out.statusWait],
+					['dryRun', false, phone, 'not waited for: Test Mode Dry Run sends nothing (Wait for Status: read)'],
+					'testMode, sent, intendedRecipient, statusWait',
+				);
+				assertEqual(nodeOutput(run, AFTER_NODE).length, 1, `items out of ${AFTER_NODE}`);
+				assertEqual((await sandbox.requests(since)).filter((r) => (r.json as { phone?: string } | undefined)?.phone === phone).length, 0, 'requests the sandbox got for the customer');
+				assertEqual((await statusWaits(stack)).filter((w) => w.resumeUrl.includes(`/webhook-waiting/${run.id}/`)).length, 0, 'waits the trigger keeps for the run');
+			},
+		},
+		{
+			name: 'status waits: Test Mode Send to Test Recipient — the message goes to the test recipient, the run waits for that message and its read resumes it with testMode redirected, the intended recipient and reached: true',
+			fn: async () => {
+				const phone = newCustomer();
+				const s = await sendingTo(stack, byName(stack, REDIRECT_WORKFLOW), [TEST_RECIPIENT], { recipients: [{ phone }] });
+				assertEqual((await sandbox.messages()).filter((m) => m.phone === phone).length, 0, 'messages to the intended recipient');
+				await answered(stack, s.messageIds[0], 'read');
+				const run = await settledRun(n8n, s, 60_000);
+				assertEqual(run.status, 'success', 'status of the resumed run');
+				const out = sendOutput(run);
+				const send = (out.send ?? {}) as Record<string, unknown>;
+				assertEqual(
+					[out.message_id, out.wanted, out.reached, out.status, send.testMode, send.intendedRecipient],
+					[s.messageIds[0], 'read', true, 'read', 'redirected', phone],
+					'message_id, wanted, reached, status, send.testMode, send.intendedRecipient',
+				);
+			},
+		},
+		{
 			name: 'status waits: the message never read — the run goes on at Limit Wait Time with reached: false',
 			timeoutMs: 240_000,
 			fn: async () => {
@@ -272,14 +334,12 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 	/** Reports `delivered` (answered 200 asserted); its time. */
 	const counted = async (s: Sending): Promise<string> => {
 		const at = new Date().toISOString();
-		const d = await sandbox.settled(await sendStatus(stack, s.messageId, 'delivered', at), 60_000);
-		assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `the trigger's answer to delivered of ${s.messageId}`);
+		await answered(stack, s.messageId, 'delivered', at);
 		return at;
 	};
 	/** Reports `read` and waits for the resumed run; what it went on with. */
 	const readAndResume = async (s: Sending): Promise<Record<string, unknown>> => {
-		const d = await sandbox.settled(await sendStatus(stack, s.messageId, 'read'), 60_000);
-		assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `the trigger's answer to read of ${s.messageId}`);
+		await answered(stack, s.messageId, 'read');
 		return sendOutput(await settledRun(n8n, s, 60_000));
 	};
 	let survivor: { s: Sending; deliveredAt: string } | undefined;
@@ -389,4 +449,80 @@ export function statusBulkCheck(stack: Stack, log: (line: string) => void = () =
 			assertEqual(started.length, 0, 'runs of the trigger’s workflow for these statuses');
 		},
 	};
+}
+
+export const PAYMENT_REMINDER_EXAMPLE = 'payment-reminder.json';
+const PAYMENT_KEY = 'e2ePayReminder';
+const PAYMENT_UNREAD_KEY = 'e2ePayUnread';
+const REMINDER_NODE = 'Send Reminder';
+const BRANCHES = ['Read: Nothing to Do', 'Not Read: Tell the Team'];
+
+/**
+ * The shipped example as a user imports it (only the credential picked), and a copy (its own path) whose Limit
+ * Wait Time a user edited from 2 hours to 0.05 minutes (3 s), for the branch that escalates.
+ */
+function paymentReminderWorkflows(credential: CredentialRef): Workflow[] {
+	const shipped = exampleWorkflow(PAYMENT_REMINDER_EXAMPLE, PAYMENT_KEY, { [CREDENTIAL_TYPE]: credential });
+	const short = atOwnPath(exampleWorkflow(PAYMENT_REMINDER_EXAMPLE, PAYMENT_UNREAD_KEY, { [CREDENTIAL_TYPE]: credential }), 'e2e-payment-reminder-unread');
+	Object.assign(short.nodes.find((n) => n.name === REMINDER_NODE)!.parameters, { statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
+	return [shipped, short];
+}
+
+interface Invoice extends Sending {
+	invoice: string;
+	staffPhone: string;
+}
+
+/** The billing system posts a due invoice (the body the example's sticky note shows); the reminder sent and the run waiting for it to be read. */
+async function dueInvoice(stack: Stack, key: string, invoice: string): Promise<Invoice> {
+	const phone = newCustomer();
+	const staffPhone = newCustomer();
+	const workflow = stack.workflows.find((w) => w.id === n8nId(key))!;
+	const { messageIds, ...run } = await sendingTo(stack, workflow, [phone], { phone, invoice, amount: 'EUR 120.00', staff_phone: staffPhone });
+	return { ...run, phone, messageId: messageIds[0], invoice, staffPhone };
+}
+
+const sentTo = async (stack: Stack, phone: string) => (await stack.sandbox.messages()).filter((m) => m.phone === phone).map((m) => m.body);
+
+/** The example (examples/payment-reminder.json) in a real n8n: read in time, and never read. */
+export function paymentReminderChecks(stack: Stack): Check[] {
+	const { n8n } = stack;
+	let unread: Invoice | undefined;
+	return [
+		{
+			name: 'example (payment reminder): not read in time — the reminder goes out, is delivered, and the run waits for read',
+			fn: async () => {
+				unread = await dueInvoice(stack, PAYMENT_UNREAD_KEY, 'INV-0052');
+				await answered(stack, unread.messageId, 'delivered');
+			},
+		},
+		{
+			name: 'example (payment reminder): read in time — the customer gets the reminder; its read resumes the run, which takes the read branch and messages no one else',
+			fn: async () => {
+				const due = await dueInvoice(stack, PAYMENT_KEY, 'INV-0042');
+				assertEqual(await sentTo(stack, due.phone), ['Invoice INV-0042 (EUR 120.00) is due. Reply here if you have questions.'], 'what the customer got');
+				await answered(stack, due.messageId, 'read');
+				const { run, ran } = await exampleRun(n8n, due);
+				assertEqual([run.status, ran.filter((n) => BRANCHES.includes(n))], ['success', ['Read: Nothing to Do']], 'the run and its branch');
+				assertEqual(nodeOutput(run, REMINDER_NODE).map((o) => [o.reached, o.status]), [[true, 'read']], `reached, status out of ${REMINDER_NODE}`);
+				assertEqual(await sentTo(stack, due.staffPhone), [], 'what the staff number got');
+			},
+		},
+		{
+			name: 'example (payment reminder): never read — at Limit Wait Time (edited to 3 s) the run takes the escalation branch and the staff number gets the message',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(unread, 'the unread reminder did not start');
+				const { run, ran } = await exampleRun(n8n, unread);
+				assertEqual([run.status, ran.filter((n) => BRANCHES.includes(n))], ['success', ['Not Read: Tell the Team']], 'the run and its branch');
+				assertEqual(nodeOutput(run, REMINDER_NODE).map((o) => o.reached), [false], `reached out of ${REMINDER_NODE}`);
+				// "none": at the limit n8n passes on what the node knew before it waited (docs/status-waits.md, At the limit).
+				assertEqual(
+					await sentTo(stack, unread.staffPhone),
+					[`The reminder for invoice ${unread.invoice} to ${unread.phone} was not read within 2 hours (last status: none). Please call the customer.`],
+					'what the staff number got',
+				);
+			},
+		},
+	];
 }
