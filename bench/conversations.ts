@@ -342,10 +342,10 @@ export async function benchStatusBurst(ctx: BenchContext, workflows: Workflow[],
 		],
 		[
 			`Every status counted, the run gone on once: ${verdict(counted === count && afterRuns === 1)}; every status answered 200 at once: ${verdict(!failed.length)}`,
-			'A status that leaves the wait incomplete is answered after n8n saved it, a pause and a recount at the trigger\'s waits webhook (docs/status-waits.md, Queue mode);',
-			'the one that completes it, once n8n holds the resumed run. The answer times are of the first POSTs. The service gives up on an answer later than it waits and sends',
-			'that status again; the bench sends again only those not answered 200. Trigger runs: a status of a message a run waits for starts none; one that comes after',
-			'the run went on (a retry) may start one, as any status nobody waits for does.',
+			'A status that leaves the wait incomplete is answered after its count, gathered with the others its process took at the same moment, was taken in at the',
+			'trigger\'s waits webhook, a pause and a recount there (docs/status-waits.md); the one that completes it, once n8n holds the resumed run. The answer times are',
+			'of the first POSTs. The service gives up on an answer later than it waits and sends that status again; the bench sends again only those not answered 200.',
+			'Trigger runs: a status of a message a run waits for starts none, nor does its retry after the run went on.',
 		],
 	);
 }

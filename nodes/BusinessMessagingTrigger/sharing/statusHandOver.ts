@@ -136,13 +136,13 @@ async function ask(context: IWebhookFunctions, url: string | undefined, request:
 	return res.answer;
 }
 
-/** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
 interface Counted {
 	live: boolean;
 	complete?: boolean;
 	statuses?: Record<string, MessageStatusSummary>;
 }
 
+/** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
 async function recount(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch, statuses: Record<string, number[]>): Promise<Counted | undefined> {
 	try {
 		const answer = await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });

@@ -135,10 +135,11 @@ export class StatusBook {
 
 	/**
 	 * Whether a wait that had this message went on without this status (while its end is kept): its run had every
-	 * status it waited for, and this one is no further than what was counted or waited for (a retry, or a
-	 * `delivered` after the `read`).
+	 * status it waited for, and this one (`rank`: statusRank, 0 for one the trigger does not count) is no further
+	 * than what was counted or waited for (a retry, or a `delivered` after the `read`).
 	 */
 	wentOnWithout(messageId: string, rank: number): boolean {
+		if (rank === 0) return false;
 		const ended = new Map(this.waits.ended().map((w) => [w.id, w]));
 		return this.watches.ended().some((watch) => {
 			const wait = ended.get(watch.wait);
