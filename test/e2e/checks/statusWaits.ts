@@ -361,7 +361,9 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 			return {
 				sendEarly: async () => {
 					deliveredIds = await Promise.all(incomplete.map(async (s) => await sendStatus(stack, s.messageId, 'delivered', deliveredAt)));
-					await new Promise((resolve) => setTimeout(resolve, CONFIRM_AFTER_MS * 0.8));
+					// The trigger answers them after the pause and two gatherings of its recounts (statusHandOver.ts): about
+					// when the replies' kill comes.
+					await new Promise((resolve) => setTimeout(resolve, CONFIRM_AFTER_MS * 1.3));
 					return deliveredIds;
 				},
 				send: async () => (readIds = await Promise.all(completing.map(async (s) => await sendStatus(stack, s.messageId, 'read')))),
