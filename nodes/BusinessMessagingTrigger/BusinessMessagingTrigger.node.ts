@@ -64,25 +64,23 @@ interface TriggerOptions {
  * deliveries over to be saved: a restart then still knows them. A 200 is left to n8n, which saves the
  * static data before it answers (live-webhooks.js), so a sender answered 200 knows the hand-over is
  * saved; n8n answers those with the webhook's status, 200, so other codes are written here.
+ *
+ * Whatever n8n saves with the answer keeps the registrations this process received (rule 1,
+ * sharing/registry.ts), written here at the end of the request: a hand-over can take seconds, and one taken
+ * meanwhile goes with this save too. `savesNothing`: the request changes nothing for n8n to save, as what it
+ * stands for is saved already (a status of a burst, counted through the waits webhook:
+ * sharing/statusHandOver.ts); a save per status would be one more write of the whole static data.
  */
 function answer(context: IWebhookFunctions, statusCode: number, body: IDataObject, savesNothing = false): IWebhookResponseData {
-	if (!savesNothing) handOverStore(context);
-	let answered: IWebhookResponseData = { webhookResponse: body };
-	if (statusCode !== 200) {
-		const response = context.getResponseObject();
-		if (!response.headersSent) response.status(statusCode).json(body);
-		answered = { noWebhookResponse: true };
+	if (!savesNothing) {
+		handOverStore(context);
+		keepRegistrations(context);
 	}
-	if (savesNothing) savingNothing.add(answered);
-	return answered;
+	if (statusCode === 200) return { webhookResponse: body };
+	const response = context.getResponseObject();
+	if (!response.headersSent) response.status(statusCode).json(body);
+	return { noWebhookResponse: true };
 }
-
-/**
- * Answers whose request changes nothing n8n would save: what they stand for is saved already (a status of a
- * burst, counted through the waits webhook: sharing/statusHandOver.ts), and a save per status would be one
- * more write of the whole static data for n8n's database.
- */
-const savingNothing = new WeakSet<IWebhookResponseData>();
 
 /** Puts this process's acknowledged deliveries into the static data n8n saves with the trigger's own answer. */
 function handOverStore(context: IWebhookFunctions): void {
@@ -477,13 +475,9 @@ export class BusinessMessagingTrigger implements INodeType {
 				handOverStore(this);
 				return await handleWaitsRequest(this, await receivedBytes(this));
 			}
-			const response = await handleDelivery.call(this);
-			// At the end of a request n8n saves (one that starts no run), whatever it saves keeps the registrations this
-			// process received (rule 1, sharing/registry.ts): a hand-over can take seconds, and one taken meanwhile goes
-			// with this save too. Not for one that starts a run: n8n saves nothing of it, and the done marks this process
-			// keeps must stay kept until a saved copy holds them. Nor for one that changes nothing n8n would save.
-			if (response.workflowData === undefined && !savingNothing.has(response)) keepRegistrations(this);
-			return response;
+			// Rule 1 (sharing/registry.ts) goes with the trigger's own answers (`answer`), not with a request that starts a
+			// run: n8n saves nothing of it, and the done marks this process keeps must stay kept until a saved copy holds them.
+			return await handleDelivery.call(this);
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.
 			// (NodeOperationError hands back the same error when given one.)
@@ -493,7 +487,6 @@ export class BusinessMessagingTrigger implements INodeType {
 				`Business Messaging Trigger: could not process a webhook request: ${(error as Error).message}`,
 			);
 			try {
-				keepRegistrations(this);
 				return answer(this, 500, { error: 'internal error' });
 			} catch {
 				return { noWebhookResponse: true };
