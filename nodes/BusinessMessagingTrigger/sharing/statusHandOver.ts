@@ -114,15 +114,9 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		if (complete) {
 			return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, 'answer' in took ? undefined : via);
 		}
-		// Incomplete here. This request saves nothing (n8n would save the whole static data with each status of a
-		// burst): its count goes through the waits webhook, gathered with the burst's, then counted again after a pause
-		// (another process may have saved over it meanwhile, each missing the other's count), and the run handed its
-		// summary if that is complete. The service is answered only then: what it was answered 2xx for is saved.
+		// Incomplete here: this request saves nothing (n8n would save the whole static data with each status of a burst).
 		writeBack = false;
-		const counted = await together(context, 'count', watch, book.statuses.known(watch.messages), async (gathered) => await recount(context, via.url, watch, gathered));
-		if (!counted) return retry(context, 'could not count the wait again');
-		const handed = await countAgain(context, via, book, wait, watch);
-		return 'answer' in handed ? { ...handed, savesNothing: true } : handed;
+		return await countViaWaitsWebhook(context, via, book, wait, watch);
 	} finally {
 		if (writeBack) book.writeBack();
 	}
@@ -195,16 +189,22 @@ async function endedElsewhere(context: IWebhookFunctions, url: string | undefine
 }
 
 /**
- * After CONFIRM_AFTER_MS, this request's count taken in again at the trigger's waits webhook and tallied with the
- * saved copy: the run handed its summary when that is complete, 503 when the trigger could not ask.
+ * A status that leaves its wait incomplete: its count goes through the waits webhook, gathered with the burst's
+ * (`together`), then after CONFIRM_AFTER_MS is counted again with the saved copy (another process may have saved
+ * over it meanwhile, each missing the other's count), and the run handed its summary if that is complete. The
+ * service is answered only then, so what it was answered 2xx for is saved; 503 when the trigger could not ask.
  */
-async function countAgain(context: IWebhookFunctions, via: ViaWaitsWebhook, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
+async function countViaWaitsWebhook(context: IWebhookFunctions, via: ViaWaitsWebhook, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
+	const known = book.statuses.known(watch.messages);
+	const counted = await together(context, 'count', watch, known, async (gathered) => await recount(context, via.url, watch, gathered));
+	// Not taken in there: n8n saves this process's count with the 503 (rule 1), for the statuses still to come.
+	if (!counted) return retry(context, 'could not count the wait again');
 	await sleep(CONFIRM_AFTER_MS);
-	return await together(context, 'count again', watch, book.statuses.known(watch.messages), async (statuses) => {
-		const counted = await recount(context, via.url, watch, statuses);
-		if (counted === undefined) return retry(context, 'could not count the wait again');
-		if (!counted.live || !counted.complete) return via.took;
-		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: counted.statuses ?? {} }, Date.now(), via);
+	const handed = await together(context, 'count again', watch, known, async (gathered): Promise<HandOver> => {
+		const again = await recount(context, via.url, watch, gathered);
+		if (again === undefined) return retry(context, 'could not count the wait again');
+		if (!again.live || !again.complete) return via.took;
+		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via);
 	});
+	return 'answer' in handed ? { ...handed, savesNothing: true } : handed;
 }
-
