@@ -53,7 +53,7 @@ describe('npm test step lines', () => {
 		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
 		expect(table[0]).toMatch(/^\s+wall\s+CPU\s+result\s+step$/);
 		expect(table[1]).toMatch(/^\s+\d+\s+[1-9]\d*\s+passed\s+lint$/);
-		expect(table[2]).toMatch(/^\s+[01]\s+0\s+FAILED\s+type check$/); // Wall time counts whole seconds passed: a short step can straddle one.
+		expect(table[2]).toMatch(/^\s+\d+\s+0\s+FAILED\s+type check$/);
 		expect(table[3]).toMatch(/^\s+\d+\s+0\s+passed\s+installs \(background\)$/);
 		expect(table[4]).toMatch(/^\s+\d+\s+0\s+FAILED\s+broken install \(background; exit 4, log: .*background-1\.log\)$/);
 		expect(table[5]).toMatch(/^\s+\d+\s+the whole run$/);
@@ -71,12 +71,13 @@ describe('npm test step lines', () => {
 		const block = (name: string) => lines.slice(lines.indexOf(`== ${name}`), lines.indexOf(`== ${name}`) + 3);
 		expect(block('broken')).toEqual(['== broken', 'broken out', '== broken: FAILED (exit 3)']);
 		expect(lines.indexOf('== broken')).toBe(1);
-		expect(block('slow')).toEqual(['== slow', 'slow done', expect.stringMatching(/^== slow: passed \([23] s\)$/)]);
+		expect(block('slow')).toEqual(['== slow', 'slow done', expect.stringMatching(/^== slow: passed \(\d+ s\)$/)]);
+		expect(Number(/\((\d+) s\)/.exec(block('slow')[2])![1])).toBeGreaterThanOrEqual(2); // it slept 2 s; a busy machine may add more
 		expect(block('busy')).toEqual(['== busy', 'busy done', expect.stringMatching(/^== busy: passed \(\d+ s\)$/)]);
 		expect(lines).not.toContain('== never');
 		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
 		expect(table.slice(1, 4).map((row) => row.trim().replace(/\s+/g, ' '))).toEqual(
-			expect.arrayContaining([expect.stringMatching(/^0 0 FAILED broken \(side by side\)$/), expect.stringMatching(/^[23] 0 passed slow \(side by side\)$/), expect.stringMatching(/^\d+ [1-9]\d* passed busy \(side by side\)$/)]),
+			expect.arrayContaining([expect.stringMatching(/^\d+ 0 FAILED broken \(side by side\)$/), expect.stringMatching(/^[2-9] 0 passed slow \(side by side\)$/), expect.stringMatching(/^\d+ [1-9]\d* passed busy \(side by side\)$/)]),
 		);
 		expect(table).toHaveLength(5);
 	});

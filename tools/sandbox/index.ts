@@ -185,6 +185,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		requests.push(record);
 		const answer = (status: number, write: () => void, note = '') => {
 			record.status = status;
+			record.answeredAt = new Date(now()).toISOString();
 			write();
 			log(`${method} ${path}${rawQuery ? '?' + rawQuery : ''} -> ${status}${note ? ' ' + note : ''}`);
 		};

@@ -28,6 +28,8 @@ export interface RecordedRequest {
 	status: number | null;
 	authOk: boolean;
 	receivedAt: string;
+	/** When the answer was written; unset while in progress or when the socket was destroyed. */
+	answeredAt?: string;
 }
 
 export interface Sandbox {
