@@ -6,5 +6,6 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '/test/e2e/'],
 	transform: { '^.+\\.ts$': ['@swc/jest'] },
 	testTimeout: 30000,
+	setupFilesAfterEnv: ['<rootDir>/test/helpers/forgetProcessMemory.ts'],
 	reporters: ['default', '<rootDir>/test/helpers/totals-reporter.js'],
 };

@@ -99,7 +99,10 @@ export interface MessageStatusSummary {
 	readAt: string | null;
 }
 
-/** The body the trigger posts, signed with the Webhook Secret, to a status wait's resume address once every message reached the status. */
+/**
+ * The body the trigger posts, signed with the Webhook Secret, to a status wait's resume address once every message
+ * reached the status, or at Limit Wait Time with what it counted by then.
+ */
 export interface StatusSummary {
 	type: typeof STATUS_SUMMARY_TYPE;
 	wait: string;
@@ -114,6 +117,15 @@ export const STATUS_SUMMARY_TYPE = 'business-messaging.status-summary';
  */
 export const CONFIRM_AFTER_MS = 1000;
 
+/**
+ * How long after Limit Wait Time n8n resumes a run waiting for statuses itself: the node puts the run to wait until
+ * then, and the trigger hands it what it counted at the limit (statusLimit.ts). n8n's own resume passes on what the
+ * node knew when the wait began (it runs the node disabled), so it is only the fallback, for a limit no process of
+ * n8n kept (restarted, with no request of the trigger since). Longer than the 70 s ahead in which n8n schedules its
+ * own resume (wait-tracker.js), so a run the trigger resumed is never resumed again by n8n's timer.
+ */
+export const LIMIT_FALLBACK_MS = 90_000;
+
 /** The requests to the sharing trigger, signed like the service's webhooks with the Webhook Secret. */
 export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'register'; wait: WaitRegistration }
@@ -121,6 +133,7 @@ export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'watch'; watch: StatusWatchRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'endStatusWait'; id: string; by?: 'resumed' }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'recount'; id: string; statuses: Record<string, number[]> }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'statusLimit'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'subscribe'; subscription: SubscriptionRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'unsubscribe'; key: string };

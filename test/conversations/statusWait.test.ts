@@ -14,6 +14,7 @@ import { callResumeAddress } from '../helpers/resume';
 import { useSandbox } from '../helpers/useSandbox';
 import { sign } from '../trigger/requests';
 import { SANDBOX_CREDENTIALS, type Sandbox } from '../../tools/sandbox';
+import { LIMIT_FALLBACK_MS } from '../../nodes/shared/sharing';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
@@ -149,12 +150,56 @@ test('the resume address alone resumes nothing: a summary forged or signed with 
 	expect([signedOther.status, signedOther.resumedWith]).toEqual([422, undefined]);
 });
 
-test('limit reached: n8n passes on each sent item with reached: false; an item that failed (Continue On Fail) is not waited for and goes on with its error', async () => {
+/** Resolves once `done` holds, or after `withinMs`. */
+async function until(done: () => boolean, withinMs = 15_000): Promise<void> {
+	for (const giveUpAt = Date.now() + withinMs; !done() && Date.now() < giveUpAt; ) await new Promise((r) => setTimeout(r, 50));
+}
+
+/** Resolves once the trigger posted `count` summaries to resume addresses (it keeps Limit Wait Time itself). */
+async function postedSoon(count: number, withinMs = 15_000): Promise<ResumeCall[]> {
+	await until(() => posted().length >= count, withinMs);
+	return posted();
+}
+
+test('at Limit Wait Time the trigger hands the run what it counted by then: reached: false, with the delivered that came during the wait', async () => {
+	const before = Date.now();
+	const run = await send({ statusWaitLimit: 0.1, statusWaitUnit: 'minutes' });
+	expect(run.run.status).toBe('waiting');
+	const [id] = ids();
+	// n8n's own resume is only the fallback, LIMIT_FALLBACK_MS after the limit (6 s after the node began).
+	const fallbackAfter = run.run.waitTill!.getTime() - 6_000 - LIMIT_FALLBACK_MS;
+	expect([fallbackAfter >= before, fallbackAfter <= Date.now()]).toEqual([true, true]);
+	expect(atLimit(run)).toEqual([expect.objectContaining({ status: null })]);
+	expect(await report(id, 'delivered')).toBe(200);
+	const [call] = await postedSoon(1);
+	const outcome = await resumeWith(run, call);
+	expect(outcome.resumedWith).toMatchObject({ message_id: id, wanted: 'read', reached: false, status: 'delivered', deliveredAt: sandbox.messages[0].statuses[0].at, readAt: null });
+	// The run went on (the trigger answered its own request at the limit once the wait's end was saved): a read
+	// after that is news to nobody waiting, and flows to the trigger's workflow.
+	await until(() => standIn.answers.some((a) => (a.body as IDataObject)?.handed === true));
+	expect(await report(id, 'read')).toBe(200);
+	expect(standIn.events.map((e) => e.workflowStarted)).toEqual([false, true]);
+	expect(posted()).toHaveLength(1);
+});
+
+test('at Limit Wait Time, a run n8n could not take the summary for (500) is handed it again', async () => {
+	let refused = 0;
+	const answer = standIn.answerResume;
+	standIn.answerResume = (call) => (call.method === 'POST' && refused++ === 0 ? { status: 500, body: { message: 'busy' } } : answer(call));
+	const run = await send({ statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
+	expect(run.run.status).toBe('waiting');
+	const calls = await postedSoon(2, 20_000);
+	expect(calls).toHaveLength(2);
+	expect(JSON.parse(calls[1].body)).toEqual(JSON.parse(calls[0].body));
+	expect((await resumeWith(run, calls[1])).resumedWith).toMatchObject({ reached: false, status: null });
+});
+
+test('n8n\'s own resume, the fallback: it passes on each sent item with reached: false; an item that failed (Continue On Fail) is not waited for and goes on with its error', async () => {
 	const input = [{ json: { to: '+4915100000001' } }, { json: { to: '12ab' } }];
 	const run = await send({ phone: '={{ $json.to }}' }, { input, continueOnFail: true });
 	expect(run.run.status).toBe('waiting');
 	const until = run.run.waitTill!.getTime();
-	expect(Math.abs(until - Date.now() - 2 * 3_600_000)).toBeLessThan(10_000);
+	expect(Math.abs(until - Date.now() - 2 * 3_600_000 - LIMIT_FALLBACK_MS)).toBeLessThan(10_000);
 	expect(atLimit(run)).toEqual([
 		{ message_id: ids()[0], wanted: 'read', reached: false, status: null, deliveredAt: null, readAt: null, send: expect.objectContaining({ message_id: ids()[0] }) },
 		{ error: expect.stringContaining('Phone'), description: expect.any(String) },

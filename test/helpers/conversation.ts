@@ -79,7 +79,10 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 				trigger = new TriggerHarness({ parameters, credentials, workflowId: 'trigger-workflow', baseUrl: standIn.url, staticData: trigger.savedStaticData() });
 			}
 		},
-		stop: async () => await new Promise<void>((resolve) => server.close(() => resolve())),
+		stop: async () => {
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			forgetRegistrations(); // the limits this n8n kept go with it
+		},
 	};
 	const server: Server = createServer((req, res) => {
 		void (async () => {

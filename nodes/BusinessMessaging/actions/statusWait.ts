@@ -2,6 +2,7 @@ import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workf
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
+	LIMIT_FALLBACK_MS,
 	type MessageStatus,
 	type MessageStatusSummary,
 	statusRank,
@@ -167,9 +168,9 @@ function sentMessage(json: IDataObject): boolean {
 }
 
 /**
- * After the send: names the sent messages to the trigger (found saved), prepares the output n8n passes on at
- * the limit (it then runs this node disabled, which passes on the node's input: workflow-execute.js), and
- * puts the run to wait. Items that failed are not waited for. The trigger may already have every status (a
+ * After the send: names the sent messages to the trigger (found saved), prepares the output n8n passes on if it
+ * resumes the run itself (it then runs this node disabled, which passes on the node's input: workflow-execute.js),
+ * and puts the run to wait. Items that failed are not waited for. The trigger may already have every status (a
  * fast service): the run then goes on at once.
  */
 export async function waitForStatuses(run: RunState, wait: PreparedStatusWait, outputs: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
@@ -201,11 +202,12 @@ export async function waitForStatuses(run: RunState, wait: PreparedStatusWait, o
 	const known = (last.statuses ?? {}) as Record<string, MessageStatusSummary>;
 	if (last.complete === true) return [statusWaitOutput(kept, known)];
 	keepInContext(ctx, STATUS_WAIT_FIELD, kept);
-	const atLimit = statusWaitOutput(kept, known);
-	ctx.getExecuteData().data = { main: [atLimit] };
-	await ctx.putExecutionToWait(wait.until);
-	// Shown on the waiting node while it waits: what the run goes on with if the limit passes.
-	return [atLimit];
+	// At the limit the trigger hands the run what it counted by then; n8n's own resume, a while later, is the fallback.
+	const fallback = statusWaitOutput(kept, known);
+	ctx.getExecuteData().data = { main: [fallback] };
+	await ctx.putExecutionToWait(new Date(wait.until.getTime() + LIMIT_FALLBACK_MS));
+	// Shown on the waiting node while it waits: what is known so far.
+	return [fallback];
 }
 
 /**

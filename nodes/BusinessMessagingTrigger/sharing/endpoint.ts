@@ -13,6 +13,7 @@ import {
 	type WaitRegistration,
 } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
+import { keepStatusLimits, statusLimit } from './statusLimit';
 import { COMPLETE_WHEN_WATCHED, RESUMED, StatusBook, type StatusWatch } from './statusWaits';
 import { Subscriptions } from './subscriptions';
 import { Waits } from './waits';
@@ -119,6 +120,7 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 	const book = new StatusBook(triggerScope(context), store, now);
 	const workflow = { id: context.getWorkflow().id, name: context.getWorkflow().name };
 	const answer = (result: IDataObject): IWebhookResponseData => {
+		keepStatusLimits(context, triggerScope(context), book, secret);
 		waits.writeBack();
 		subscriptions.writeBack();
 		book.writeBack();
@@ -151,6 +153,9 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 		if (!watch || !wait) return answer({ live: false });
 		for (const [id, tally] of Object.entries(body.statuses as IDataObject)) if (watch.messages.includes(id)) book.statuses.merge(id, tally);
 		return answer({ live: true, ...book.tally(watch, wait) });
+	}
+	if (body.action === 'statusLimit' && typeof body.id === 'string') {
+		return answer(await statusLimit(context, book, body.id));
 	}
 	if (body.action === 'watch') {
 		const registration = statusWatchOf(body.watch);

@@ -114,6 +114,8 @@ export function reachedAll(wanted: MessageStatus, summary: Record<string, Messag
 /** What ends a wait whose run had every status it waited for: the trigger resumed it, or the node found them all when it named its messages. */
 export const RESUMED = 'resumed';
 export const COMPLETE_WHEN_WATCHED = 'complete when watched';
+/** What ends a wait whose run the trigger handed, at Limit Wait Time, what it had counted (statusLimit.ts). */
+export const AT_LIMIT = 'limit';
 const WENT_ON = [RESUMED, COMPLETE_WHEN_WATCHED];
 
 /** The waits, their watches and the statuses taken in, as one request of the sharing trigger sees them. */

@@ -52,7 +52,8 @@ export function statusWaitWorkflows(credential: CredentialRef, testMode: { dryRu
 	// Read's limit outlasts the restart check, whose run waits for read across both restarts.
 	return [
 		statusWorkflow(credential, 'Read', 60),
-		statusWorkflow(credential, 'Limit', 0.05),
+		// Long enough for a delivered during the wait, counted before the limit, on a busy machine too.
+		statusWorkflow(credential, 'Limit', 0.5),
 		statusBulkWorkflow(credential),
 		statusWaitWorkflow('e2eStatusDryRun', DRY_RUN_WORKFLOW, testMode.dryRun, 'e2e-status-dry-run', 'read'),
 		statusWaitWorkflow('e2eStatusRedirect', REDIRECT_WORKFLOW, testMode.redirect, 'e2e-status-redirect', 'read'),
@@ -146,7 +147,7 @@ async function stillWaiting(n8n: N8n, s: Sending, what: string): Promise<void> {
 export function statusWaitChecks(stack: Stack): Check[] {
 	const { n8n, sandbox } = stack;
 	const triggerUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
-	let limited: Sending | undefined;
+	let limited: (Sending & { deliveredAt: string }) | undefined;
 	let before: string | null = null;
 	/** The sandbox reports statuses to the sharing trigger while these checks run. */
 	const toTrigger = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -164,9 +165,12 @@ export function statusWaitChecks(stack: Stack): Check[] {
 	};
 	return [
 		{
-			name: 'status waits: Limit Wait Time — the message goes out and the run waits for it to be read',
+			name: 'status waits: Limit Wait Time — the message goes out, the run waits for it to be read, and it is delivered during the wait',
 			fn: async () => {
-				limited = await toTrigger(async () => await startSending(stack, 'Limit', { sentMs: 0, deliveredMs: 0, readMs: null }));
+				const s = await toTrigger(async () => await startSending(stack, 'Limit', false));
+				const deliveredAt = new Date().toISOString();
+				await answered(stack, s.messageId, 'delivered', deliveredAt);
+				limited = { ...s, deliveredAt };
 			},
 		},
 		{
@@ -276,14 +280,19 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			},
 		},
 		{
-			name: 'status waits: the message never read — the run goes on at Limit Wait Time with reached: false',
+			name: 'status waits: the message never read — at Limit Wait Time the trigger hands the run what it counted: reached: false, and the delivered that came during the wait',
 			timeoutMs: 240_000,
 			fn: async () => {
 				assert(limited, 'the limited send did not start');
 				const run = await settledRun(n8n, limited, 200_000);
 				assertEqual(run.status, 'success', 'status');
 				const out = sendOutput(run);
-				assertEqual([out.message_id, out.wanted, out.reached, out.readAt], [limited.messageId, 'read', false, null], 'message_id, wanted, reached, readAt');
+				// n8n's own resume (the fallback) would pass on what was known when the wait began: no status.
+				assertEqual(
+					[out.message_id, out.wanted, out.reached, out.status, out.deliveredAt, out.readAt],
+					[limited.messageId, 'read', false, 'delivered', limited.deliveredAt, null],
+					'message_id, wanted, reached, status, deliveredAt, readAt',
+				);
 			},
 		},
 	];
@@ -467,12 +476,12 @@ const BRANCHES = ['Read: Nothing to Do', 'Not Read: Tell the Team'];
 
 /**
  * The shipped example as a user imports it (only the credential picked), and a copy (its own path) whose Limit
- * Wait Time a user edited from 2 hours to 0.05 minutes (3 s), for the branch that escalates.
+ * Wait Time a user edited from 2 hours to 0.5 minutes (30 s), for the branch that escalates.
  */
 function paymentReminderWorkflows(credential: CredentialRef): Workflow[] {
 	const shipped = exampleWorkflow(PAYMENT_REMINDER_EXAMPLE, PAYMENT_KEY, { [CREDENTIAL_TYPE]: credential });
 	const short = atOwnPath(exampleWorkflow(PAYMENT_REMINDER_EXAMPLE, PAYMENT_UNREAD_KEY, { [CREDENTIAL_TYPE]: credential }), 'e2e-payment-reminder-unread');
-	Object.assign(short.nodes.find((n) => n.name === REMINDER_NODE)!.parameters, { statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
+	Object.assign(short.nodes.find((n) => n.name === REMINDER_NODE)!.parameters, { statusWaitLimit: 0.5, statusWaitUnit: 'minutes' });
 	return [shipped, short];
 }
 
@@ -517,17 +526,17 @@ export function paymentReminderChecks(stack: Stack): Check[] {
 			},
 		},
 		{
-			name: 'example (payment reminder): never read — at Limit Wait Time (edited to 3 s) the run takes the escalation branch and the staff number gets the message',
+			name: 'example (payment reminder): never read — at Limit Wait Time (edited to 30 s) the run takes the escalation branch and the staff number gets the message, with the last status',
 			timeoutMs: 240_000,
 			fn: async () => {
 				assert(unread, 'the unread reminder did not start');
 				const { run, ran } = await exampleRun(n8n, unread);
 				assertEqual([run.status, ran.filter((n) => BRANCHES.includes(n))], ['success', ['Not Read: Tell the Team']], 'the run and its branch');
-				assertEqual(nodeOutput(run, REMINDER_NODE).map((o) => o.reached), [false], `reached out of ${REMINDER_NODE}`);
-				// "none": at the limit n8n passes on what the node knew before it waited (docs/status-waits.md, At the limit).
+				assertEqual(nodeOutput(run, REMINDER_NODE).map((o) => [o.reached, o.status]), [[false, 'delivered']], `reached, status out of ${REMINDER_NODE}`);
+				// "delivered": the trigger hands the run what it counted at the limit (n8n's own resume would say "none").
 				assertEqual(
 					await sentTo(stack, unread.staffPhone),
-					[`The reminder for invoice ${unread.invoice} to ${unread.phone} was not read within 2 hours (last status: none). Please call the customer.`],
+					[`The reminder for invoice ${unread.invoice} to ${unread.phone} was not read within 2 hours (last status: delivered). Please call the customer.`],
 					'what the staff number got',
 				);
 			},

@@ -1,0 +1,110 @@
+import { type IDataObject, type IWebhookFunctions, sleep } from 'n8n-workflow';
+
+import { signatureHeaders } from '../../../credentials/webhookSignature';
+import { LIMIT_FALLBACK_MS, STATUS_SUMMARY_TYPE, WAITS_MESSAGE_TYPE } from '../../shared/sharing';
+import { askSharingTrigger } from '../../shared/sharingRequest';
+import { webhookSecret } from '../../shared/webhookSecret';
+import { handToRun, oneAtATime } from './handOver';
+import { processMemory } from './registry';
+import { AT_LIMIT, type StatusBook } from './statusWaits';
+
+/**
+ * Limit Wait Time of a status wait, kept by the trigger: when it passes, the trigger hands the run what it counted
+ * by then, so the run goes on with the latest statuses (`reached: false` for the messages that did not reach the
+ * wanted one). Every process of n8n that takes a request of the trigger's waits webhook keeps in memory the limits
+ * of the live waits it saw; at a limit it asks the waits webhook (any process takes it), which hands the run the
+ * saved tally and ends the wait, so a second process asking finds it ended. When no process kept the limit (n8n
+ * restarted, and the waits webhook took no request since), n8n resumes the run itself LIMIT_FALLBACK_MS later
+ * with what the node knew when it began to wait.
+ */
+
+/** How often this process looks for limits that passed. */
+const TICK_MS = 1000;
+/** A hand-over that could not be made (n8n busy, restarting) is tried again after this, until shortly before n8n's own resume. */
+const RETRY_MS = 5000;
+const LAST_TRY_BEFORE_FALLBACK_MS = 20_000;
+
+/** The limits this process keeps, per trigger and watch: when, and what to do then. */
+const limits = processMemory<{ at: number; fire: () => Promise<void> }>();
+/** Limits this process acted on, with when: not kept again when a later request still shows the wait live. */
+const actedOn = processMemory<number>();
+let ticking = false;
+
+/** One loop per process, while it keeps a limit: it ends with the last one (tests forget them, as a restart does). */
+async function tick(): Promise<void> {
+	ticking = true;
+	try {
+		while (limits.size > 0) {
+			await sleep(TICK_MS);
+			const now = Date.now();
+			for (const [key, limit] of limits) {
+				if (limit.at > now) continue;
+				limits.delete(key);
+				actedOn.set(key, now);
+				void limit.fire();
+			}
+			for (const [key, at] of actedOn) if (now - at > 2 * LIMIT_FALLBACK_MS) actedOn.delete(key);
+		}
+	} finally {
+		ticking = false;
+	}
+}
+
+/**
+ * Keeps the limits of the live waits of `book` that this process does not keep yet (any request of the waits
+ * webhook): at each, it asks the waits webhook to hand the run what was counted (`statusLimit` below).
+ */
+export function keepStatusLimits(context: IWebhookFunctions, scope: string, book: StatusBook, secret: string): void {
+	for (const watch of book.watches.live()) {
+		const wait = book.waits.get(watch.wait);
+		const key = `${scope}/${watch.id}`;
+		if (!wait || limits.has(key) || actedOn.has(key)) continue;
+		// Read now: n8n evaluates the address with what the request holds (endpoint.ts, WAITS_WEBHOOK).
+		const url = context.getNodeWebhookUrl('setup');
+		if (!url) return;
+		const giveUpAt = wait.until + LIMIT_FALLBACK_MS - LAST_TRY_BEFORE_FALLBACK_MS;
+		const fire = async (): Promise<void> => {
+			const failed = await askAtLimit(context, url, secret, watch.id);
+			if (failed === undefined) return;
+			// Tried again from the same loop, so that a restart (tests: forgetRegistrations) stops it too.
+			if (Date.now() + RETRY_MS < giveUpAt) return keep(key, Date.now() + RETRY_MS, fire);
+			context.logger.warn(`Business Messaging Trigger: could not hand a run the statuses counted at its Limit Wait Time (${failed}); n8n resumes it itself, with what was known when it began to wait`);
+		};
+		keep(key, wait.until, fire);
+	}
+}
+
+function keep(key: string, at: number, fire: () => Promise<void>): void {
+	limits.set(key, { at, fire });
+	if (!ticking) void tick();
+}
+
+/** Asks the waits webhook to hand over at the limit; why it could not, or undefined when done. */
+async function askAtLimit(context: IWebhookFunctions, url: string, secret: string, watchId: string): Promise<string | undefined> {
+	try {
+		const res = await askSharingTrigger(async (options) => await context.helpers.httpRequest(options), url, secret, { type: WAITS_MESSAGE_TYPE, action: 'statusLimit', id: watchId });
+		if (res.statusCode === 200 && res.answer.retry !== true) return undefined;
+		return String(res.answer.reason ?? `answered ${res.statusCode}`);
+	} catch (error) {
+		return (error as Error).message;
+	}
+}
+
+/**
+ * At the waits webhook: a wait's limit passed. The run is handed the tally of the saved copy, signed with the
+ * Webhook Secret, and the wait ends; `retry` when the run could not be reached (the process at the limit asks again).
+ */
+export async function statusLimit(context: IWebhookFunctions, book: StatusBook, watchId: string): Promise<IDataObject> {
+	const watch = book.watches.get(watchId);
+	const wait = watch && book.waits.get(watch.wait);
+	// Ended already: resumed by its last status, or by another process at the limit.
+	if (!watch || !wait) return { handed: false };
+	const { statuses } = book.tally(watch, wait);
+	const secret = await webhookSecret(context);
+	const body = Buffer.from(JSON.stringify({ type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }));
+	const attempt = await oneAtATime(wait.resumeUrl, async () => await handToRun(context, wait.resumeUrl, body, signatureHeaders(secret, body)));
+	if (attempt.outcome === 'failed') return { handed: false, retry: true, reason: attempt.reason };
+	// Statuses that come after it flow to the trigger's workflows (nobody waits for them).
+	book.end(wait, watch, attempt.outcome === 'resumed' ? AT_LIMIT : 'not waiting');
+	return { handed: attempt.outcome === 'resumed' };
+}
