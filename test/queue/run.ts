@@ -25,7 +25,7 @@ import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
-import { SEND_NODE, sendStatus, startSendingTo, STATUS_BULK_WORKFLOW, statusBulkWorkflow } from '../e2e/checks/statusWaits';
+import { SEND_NODE, sendStatus, startSendingTo, STATUS_BULK_WORKFLOW, STATUS_LIMIT_WORKFLOW, statusBulkWorkflow, statusLimitWorkflow } from '../e2e/checks/statusWaits';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -88,6 +88,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				conversationTriggerWorkflow(credential),
 				askWorkflow(credential, 'Any', {}),
 				statusBulkWorkflow(credential),
+				statusLimitWorkflow(credential),
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 			],
 			// The workflows that receive through the sharing (conversations) trigger: once the sharing checks run.
@@ -286,6 +287,23 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				assertEqual(out.map((o) => [o.message_id, o.reached, o.deliveredAt]), run.messageIds.map((id) => [id, true, at]), 'each message: message_id, reached, deliveredAt');
 				assertRanOnWorker(s, [run.executionId]);
 				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');
+			},
+		},
+		{
+			name: 'status waits: at Limit Wait Time the trigger hands the run on the worker what it counted: reached: false, with the delivered sent to the other webhook process during the wait',
+			timeoutMs: 180_000,
+			fn: async () => {
+				const [first] = s.webhooks;
+				const run = await startSendingTo(s, byName(STATUS_LIMIT_WORKFLOW), [newCustomer()], first.baseUrl);
+				const at = new Date().toISOString();
+				const delivery = await sandbox.settled(await sendStatus(s, run.messageIds[0], 'delivered', at, urlsOf(CONVERSATION_TRIGGER_HOOK)[1]), 60_000);
+				assertEqual([delivery.state, delivery.attempts.at(-1)?.status], ['delivered', 200], 'the delivered’s delivery (state, last answer)');
+				const resumed = await settledRun(n8n, run, 120_000);
+				assertEqual(resumed.status, 'success', 'the run');
+				// n8n's own resume (the fallback, 90 s later) would pass on what was known when the wait began: no status.
+				const out = nodeOutput(resumed, SEND_NODE);
+				assertEqual(out.map((o) => [o.message_id, o.reached, o.status, o.deliveredAt]), [[run.messageIds[0], false, 'delivered', at]], 'message_id, reached, status, deliveredAt');
+				assertRanOnWorker(s, [run.executionId]);
 			},
 		},
 		{

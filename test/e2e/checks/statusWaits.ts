@@ -43,6 +43,11 @@ export const STATUS_BULK_WORKFLOW = 'E2E: send texts and wait for delivered (Bul
 /** One run sending to several customers and waiting for `delivered` (60 minutes). */
 export const statusBulkWorkflow = (credential: CredentialRef): Workflow => statusWaitWorkflow('e2eStatusBulk', STATUS_BULK_WORKFLOW, credential, 'e2e-status-bulk', 'delivered');
 
+export const STATUS_LIMIT_WORKFLOW = 'E2E: send texts and wait for read (30 s)';
+
+/** One run sending to its recipients and waiting for `read`, for 30 s: long enough for a delivered during the wait on a busy machine. */
+export const statusLimitWorkflow = (credential: CredentialRef): Workflow => statusWaitWorkflow('e2eStatusLimit30', STATUS_LIMIT_WORKFLOW, credential, 'e2e-status-limit-30', 'read', 0.5);
+
 /** A credential in Test Mode Dry Run (the suite's Test Mode credential is Send to Test Recipient). */
 export const DRY_RUN_CREDENTIAL = 'Dry Run (Business Messaging sandbox)';
 const DRY_RUN_WORKFLOW = 'E2E: send texts and wait for read (Test Mode Dry Run)';
