@@ -12,7 +12,8 @@ import {
 
 import { testCredential } from '../../credentials/credentialTest';
 import { ACKNOWLEDGE_ONCE_RUN_EXISTS, runStarted, takeOverAnswer } from './acknowledgement';
-import { handleWaitsRequest, isWaitsRequest, RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope, WAITS_WEBHOOK } from './sharing/endpoint';
+import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './sharing/endpoint';
+import { RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope } from './sharing/scope';
 import { ensureOnlySharer, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
 import { handOverStatus } from './sharing/statusHandOver';
 import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';

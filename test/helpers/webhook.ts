@@ -38,7 +38,7 @@ import {
 } from 'n8n-workflow';
 
 import { BusinessMessagingTrigger } from '../../nodes/BusinessMessagingTrigger/BusinessMessagingTrigger.node';
-import { sharesWith } from '../../nodes/BusinessMessagingTrigger/sharing/endpoint';
+import { sharesWith } from '../../nodes/BusinessMessagingTrigger/sharing/scope';
 import { assertNoSecrets, SENTINEL_CLIENT_SECRET, SENTINEL_WEBHOOK_SECRET } from './secrets';
 
 export const TRIGGER_NODE_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';

@@ -13,6 +13,7 @@ import {
 	type WaitRegistration,
 } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
+import { RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope } from './scope';
 import { keepStatusLimits, statusLimit } from './statusLimit';
 import { COMPLETE_WHEN_WATCHED, RESUMED, StatusBook, type StatusWatch } from './statusWaits';
 import { Subscriptions } from './subscriptions';
@@ -31,17 +32,6 @@ export function isWaitsRequest(context: IWebhookFunctions): boolean {
 	const path = String(req.path ?? req.url ?? '').split('?')[0];
 	return new RegExp(`/${WAITS_PATH}(-\\d)?/?$`).test(path);
 }
-
-/**
- * Which trigger node of which workflow: what the trigger keeps in process memory (its duplicate store, its
- * refusal count) and its registry are kept per scope.
- */
-export function triggerScope(context: Pick<IWebhookFunctions, 'getWorkflow' | 'getNode'>): string {
-	return `${context.getWorkflow().id ?? ''}/${context.getNode().id}`;
-}
-
-/** Receive Events' value for a trigger that receives through the sharing trigger. */
-export const RECEIVE_THROUGH_SHARING_TRIGGER = 'sharingTrigger';
 
 function refuse(context: IWebhookFunctions, status: number, error: string): IWebhookResponseData {
 	const res = context.getResponseObject();
@@ -192,15 +182,6 @@ function watchTally(book: StatusBook, watch: StatusWatch): IDataObject {
 	const { complete, statuses } = book.tally(watch, wait);
 	if (complete) book.end(wait, watch, COMPLETE_WHEN_WATCHED);
 	return { complete, statuses };
-}
-
-/**
- * Whether a trigger with these parameters shares its account's events (the switch shown as Share With Other
- * Workflows; its name is 0.2.0's Resume Waiting Runs, so workflows made with 0.2.0 keep working). A trigger
- * that receives through another never shares.
- */
-export function sharesWith(parameters: IDataObject): boolean {
-	return parameters.resumeWaitingRuns === true && parameters.receiveFrom !== RECEIVE_THROUGH_SHARING_TRIGGER;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { ReplyOutcome } from '../../shared/sharing';
 import { jsonOf } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { deliveryKey } from '../deliveryStore';
-import { sharesWith, triggerScope } from './endpoint';
+import { sharesWith, triggerScope } from './scope';
 import { Subscriptions, type Subscription } from './subscriptions';
 import { StatusBook } from './statusWaits';
 import { Waits } from './waits';

@@ -4,7 +4,7 @@ import { signatureHeaders } from '../../../credentials/webhookSignature';
 import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, statusRank, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
-import { triggerScope } from './endpoint';
+import { triggerScope } from './scope';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
 import { processMemory } from './registry';

@@ -6,7 +6,8 @@ import { CREDENTIAL_TYPE } from '../../../credentials/credentialType';
 import { SHARE_AS, type SubscriptionRegistration, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger, findSharingTrigger, type Found, sharingProblem, sharingTriggerUrls } from '../../shared/sharingRequest';
 import { secretIn } from '../../shared/webhookSecret';
-import { RECEIVE_THROUGH_SHARING_TRIGGER, sharesAs, triggerScope } from './endpoint';
+import { sharesAs } from './endpoint';
+import { RECEIVE_THROUGH_SHARING_TRIGGER, triggerScope } from './scope';
 
 /**
  * A trigger's side of receiving through the sharing trigger (Receive Events: Through the Trigger That Shares
