@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 import { request } from 'undici';
-import { sharesWith } from '../nodes/BusinessMessagingTrigger/sharing/endpoint';
+import { sharesWith } from '../nodes/BusinessMessagingTrigger/sharing/scope';
 import { n8nId } from '../tools/n8n/n8n';
 import { waitFor } from '../tools/n8n/proc';
 import type { EngineSetting } from '../tools/n8n/settings';
