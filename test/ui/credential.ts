@@ -44,13 +44,13 @@ export async function createCredential(page: Page, baseUrl: string, sandbox: San
 	}
 	const since = await sandbox.mark();
 	// Saving tests the credential (n8n runs its test request).
-	await byTestId(page, 'credential-save-button').click();
+	await saveAndTest(page, sandbox);
 	await byTestId(page, 'credentials-config-container-test-success').waitFor();
 	const tested = (await sandbox.requests(since)).filter((r) => r.path === '/templates');
 	assert(tested.length > 0 && tested.every((r) => r.authOk), `the Test reached the sandbox signed: ${JSON.stringify(tested.map((r) => [r.path, r.authOk]))}`);
 
 	await fields[2].input.fill('not-the-right-secret');
-	await byTestId(page, 'credential-save-button').click();
+	await saveAndTest(page, sandbox);
 	const rejected = await details(page, dialog, 'The service rejected the signed request (401)');
 	// One full stop after the service's words, then what to check.
 	assert(!rejected.includes('..') && /[^.]\. Check the client ID, client secret and workspace domain/.test(rejected), `the 401 details read: ${rejected}`);
@@ -58,11 +58,30 @@ export async function createCredential(page: Page, baseUrl: string, sandbox: San
 	// The right secret, and a Base URL whose path the service does not know: a path, not a signature, is wrong.
 	await fields[2].input.fill(values.clientSecret);
 	await fields[0].input.fill(`${values.baseUrl}/api/v9`);
-	await byTestId(page, 'credential-save-button').click();
+	await saveAndTest(page, sandbox);
 	const unknown = await details(page, dialog, 'The service does not know the path /api/v9/templates (404)');
 	assert(/Check the Base URL’s path, including any version such as \/v1\./.test(unknown) && !/signature|401/.test(unknown), `the 404 details read: ${unknown}`);
 	// The secret never shows in the dialog.
 	assert(!(await dialog.innerText()).includes(values.clientSecret), 'the dialog shows the client secret');
+}
+
+/**
+ * Save, which makes n8n run the credential's Test; saved again when no Test reached the sandbox. On a busy machine
+ * a click can come while the dialog is still busy with the save before, and is lost (seen once: the wrong secret
+ * was typed, and no second Test came).
+ */
+async function saveAndTest(page: Page, sandbox: SandboxProcess): Promise<void> {
+	for (let attempt = 1; ; attempt++) {
+		const since = await sandbox.mark();
+		await byTestId(page, 'credential-save-button').click();
+		const tested = async () => ((await sandbox.requests(since)).some((r) => r.path.endsWith('/templates')) ? true : undefined);
+		try {
+			await waitFor('the credential’s Test to reach the sandbox', tested, 10_000, 250);
+			return;
+		} catch (error) {
+			if (attempt === 3) throw error;
+		}
+	}
 }
 
 /** The failed Test's details that start with `start` (opening "More details" whenever it is closed): their whole text. */
