@@ -15,6 +15,7 @@ import { useSandbox } from '../helpers/useSandbox';
 import { sign } from '../trigger/requests';
 import { SANDBOX_CREDENTIALS, type Sandbox } from '../../tools/sandbox';
 import { LIMIT_FALLBACK_MS } from '../../nodes/shared/sharing';
+import { forgetRegistrations } from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 
 let sandbox: Sandbox;
 useSandbox((started) => (sandbox = started));
@@ -180,6 +181,15 @@ test('at Limit Wait Time the trigger hands the run what it counted by then: reac
 	expect(await report(id, 'read')).toBe(200);
 	expect(standIn.events.map((e) => e.workflowStarted)).toEqual([false, true]);
 	expect(posted()).toHaveLength(1);
+});
+
+test('after a restart during the wait, the next request of the trigger keeps the limit again: the run still gets what was counted', async () => {
+	const run = await send({ statusWaitLimit: 0.1, statusWaitUnit: 'minutes' });
+	expect(run.run.status).toBe('waiting');
+	forgetRegistrations(); // n8n restarted: the limits this process kept are gone
+	expect(await report(ids()[0], 'delivered')).toBe(200);
+	const [call] = await postedSoon(1);
+	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
 });
 
 test('at Limit Wait Time, a run n8n could not take the summary for (500) is handed it again', async () => {
