@@ -227,7 +227,7 @@ function testWebhook(ctx: ApiContext): Answer {
 	// The spec does not show the test event's payload: the sandbox marks it `data.test: true`, the mark
 	// the trigger recognises (README, Assumptions).
 	const isoNow = new Date(ctx.now()).toISOString();
-	const d = ctx.deliver({ event: 'message.received', url, data: { ...sampleEventData('message.received', isoNow), test: true } });
+	const d = ctx.deliver({ event: 'message.received', url, data: { ...sampleEventData('message.received', isoNow), test: true }, occurredAt: isoNow });
 	// The delivery runs on; the answer does not wait for the receiver.
 	d.done.catch(() => undefined);
 	return ok({ message: 'Test webhook event sent', data: { delivery_id: d.id, event: d.event, url } });

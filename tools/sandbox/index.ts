@@ -306,8 +306,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		},
 		verifyWebhook: (u) => engine.verify(u),
 		deliver: (o) => engine.deliver(withCreatedOrder(o)),
-		customerMessage: (m) =>
-			engine.deliver({ event: 'message.received', url: m.url, data: customerMessageData(m, `wamid.in.${++inboundSeq}`, new Date(now()).toISOString()) }),
+		customerMessage: (m) => {
+			const at = new Date(now()).toISOString();
+			return engine.deliver({ event: 'message.received', url: m.url, data: customerMessageData(m, `wamid.in.${++inboundSeq}`, at), occurredAt: at });
+		},
 		stop: async () => {
 			stopping.abort();
 			statuses.close();

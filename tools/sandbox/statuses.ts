@@ -117,7 +117,7 @@ export class StatusReporter {
 		m.statuses.push(record);
 		// With no webhook URL the status still happens; there is just nobody to tell (as with other events).
 		if (!this.cfg.webhookUrl()) return undefined;
-		const d = this.cfg.deliver({ event: 'message.status.updated', data: { message_id: m.message_id, status, timestamp: at } });
+		const d = this.cfg.deliver({ event: 'message.status.updated', data: { message_id: m.message_id, status, timestamp: at }, occurredAt: at });
 		record.delivery_id = d.id;
 		return d;
 	}

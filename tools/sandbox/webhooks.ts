@@ -116,6 +116,8 @@ export interface DeliverOptions {
 	url?: string;
 	/** Unix seconds to put in the timestamp header and signature instead of now() (for stale-signature tests). */
 	timestamp?: number;
+	/** ISO time of the envelope's `timestamp`; default now. Callers that stamp the data pass the same reading. */
+	occurredAt?: string;
 	/** Raw body to send instead of the serialized envelope (for malformed-body tests). */
 	body?: string;
 	/** Secret to sign with instead of the webhook secret (for wrong-signature tests). */
@@ -182,7 +184,7 @@ export class WebhookEngine {
 	deliver(opts: DeliverOptions): Delivery {
 		const url = opts.url ?? this.cfg.getUrl();
 		if (!url) throw new Error('No webhook URL is configured.');
-		const isoNow = new Date(this.cfg.now()).toISOString();
+		const isoNow = opts.occurredAt ?? new Date(this.cfg.now()).toISOString();
 		const text = opts.body ?? JSON.stringify({ event: opts.event, timestamp: isoNow, data: opts.data ?? sampleEventData(opts.event, isoNow) });
 		// Serialized once: every attempt sends these very bytes.
 		const bytes = Buffer.from(text, 'utf8');
