@@ -62,8 +62,14 @@ async function answerAt(moment: Moment, n8nStatus = 200): Promise<{ learnt: N8nA
 	socket.on('error', () => undefined);
 	const body = '{"event":"message.received"}';
 	socket.write(`POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+	const closed = new Promise((resolve) => socket.once('close', resolve));
 	if (moment === 'after the sender hung up') setTimeout(() => socket.destroy(), 20);
-	await new Promise((resolve) => setTimeout(resolve, 500));
+	// Until the trigger learnt n8n's answer and the sender's connection ended (or 10 s: then the checks fail).
+	const giveUpAt = Date.now() + 10_000;
+	while (learnt === 'nothing' && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 10));
+	let giveUp: NodeJS.Timeout | undefined;
+	await Promise.race([closed, new Promise((resolve) => (giveUp = setTimeout(resolve, Math.max(0, giveUpAt - Date.now()))))]);
+	clearTimeout(giveUp);
 	socket.destroy();
 	await new Promise((resolve) => server.close(resolve));
 	return { learnt, sent };
