@@ -17,14 +17,20 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { messageStatusUpdated } from '../trigger/requests';
 import type * as Webhook from '../helpers/webhook';
+import type * as Registry from '../../nodes/BusinessMessagingTrigger/sharing/registry';
 
 type HarnessModule = typeof Webhook;
+
+/** How each n8n process started below forgets what it keeps in memory, as when it ends. */
+const endings: Array<() => void> = [];
 
 /** A fresh copy of the trigger and everything it keeps in memory: one n8n process. */
 function n8nProcess(): HarnessModule {
 	let module!: HarnessModule;
 	jest.isolateModules(() => {
 		module = jest.requireActual<HarnessModule>('../helpers/webhook');
+		// Its own copy: the limits of status waits it keeps tick until forgotten (sharing/statusLimit.ts).
+		endings.push(jest.requireActual<typeof Registry>('../../nodes/BusinessMessagingTrigger/sharing/registry').forgetRegistrations);
 	});
 	return module;
 }
@@ -96,7 +102,10 @@ beforeEach(async () => {
 	startProcesses();
 	waitsProcess = () => processes[2];
 });
-afterEach(async () => await new Promise<void>((resolve) => server.close(() => resolve())));
+afterEach(async () => {
+	for (const end of endings.splice(0)) end();
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 /** Three fresh n8n processes of the trigger with these parameters (Share With Other Workflows on), sharing the database row. */
 function startProcesses(parameters: INodeParameters = {}) {
