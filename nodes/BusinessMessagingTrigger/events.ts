@@ -5,6 +5,8 @@ import type { RefusalReason } from './refusals';
 /** Selects every event, including names the service adds later. */
 export const ALL_EVENTS = '*';
 
+export const MESSAGE_STATUS_EVENT = 'message.status.updated';
+
 /** The event types of the spec's Events part. */
 export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
 	// The editor shows an option's name on the chip of a selected value, so the name must read well.
@@ -16,14 +18,12 @@ export const EVENT_TYPE_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Message Received', value: 'message.received', description: 'A new message is received' },
 	{
 		name: 'Message Status Updated',
-		value: 'message.status.updated',
+		value: MESSAGE_STATUS_EVENT,
 		description: 'A sent message is delivered or read',
 	},
 	{ name: 'Order Created', value: 'order.created', description: 'A new order is created' },
 	{ name: 'Order Status Updated', value: 'order.status.updated', description: 'An order changes status' },
 ];
-
-export const MESSAGE_STATUS_EVENT = 'message.status.updated';
 
 export const MESSAGE_STATUS_OPTIONS: INodePropertyOptions[] = [
 	{ name: 'Delivered', value: 'delivered' },

@@ -4,6 +4,7 @@ import { signatureHeaders } from '../../../credentials/webhookSignature';
 import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, statusRank, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
 import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
+import { MESSAGE_STATUS_EVENT } from '../events';
 import { triggerScope } from './scope';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
@@ -19,8 +20,6 @@ import { RESUMED, StatusBook, type StatusWait, type StatusWatch } from './status
  * workflow unless the trigger's Also Start This Workflow for Statuses is on; a status nobody waits for flows as
  * before (also one kept because a wait is still naming its messages).
  */
-
-export const STATUS_EVENT = 'message.status.updated';
 
 /**
  * How long after the node named its messages a run that does not wait yet (n8n answers its resume address 409)
@@ -93,7 +92,7 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 
 export async function handOverStatus(context: IWebhookFunctions, delivery: Delivery): Promise<HandOver> {
 	const messageId = delivery.data.message_id;
-	if (delivery.event !== STATUS_EVENT || !sharesEvents(context) || typeof messageId !== 'string') return { extra: {} };
+	if (delivery.event !== MESSAGE_STATUS_EVENT || !sharesEvents(context) || typeof messageId !== 'string') return { extra: {} };
 	const nowMs = Date.now();
 	for (const [id, at] of resumedHere) if (nowMs - at > ABOUT_TO_WAIT_MS) resumedHere.delete(id);
 	const book = new StatusBook(triggerScope(context), context.getWorkflowStaticData('node'), nowMs);
