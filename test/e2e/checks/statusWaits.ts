@@ -541,7 +541,7 @@ export function paymentReminderChecks(stack: Stack): Check[] {
 				// "delivered": the trigger hands the run what it counted at the limit (n8n's own resume would say "none").
 				assertEqual(
 					await sentTo(stack, unread.staffPhone),
-					[`The reminder for invoice ${unread.invoice} to ${unread.phone} was not read within 2 hours (last status: delivered). Please call the customer.`],
+					[`The reminder for invoice ${unread.invoice} to ${unread.phone} was not read in time (last status: delivered). Please call the customer.`],
 					'what the staff number got',
 				);
 			},
