@@ -22,15 +22,18 @@ afterEach(() => {
 describe('reading the Webhook Secret', () => {
 	it('reads the credential once for twenty events arriving at once, and again a second later', async () => {
 		const harness = new TriggerHarness();
+		const started = Date.now();
 		const outcomes = await Promise.all(
 			Array.from({ length: 20 }, (_, i) => harness.send(signed(TEST_WEBHOOK_SECRET, `burst-${i}`))),
 		);
 		expect(outcomes.filter((o) => o.workflowStarted)).toHaveLength(20);
-		expect(harness.credentialReads).toBe(1);
+		// Once (a busy machine that spread the burst over more than a second: once a second).
+		expect(harness.credentialReads).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / SECRET_REUSE_MS));
+		const readsBefore = harness.credentialReads;
 
 		await sleep(SECRET_REUSE_MS + 100);
 		expect((await harness.send(signed(TEST_WEBHOOK_SECRET, 'after-a-second'))).workflowStarted).toBe(true);
-		expect(harness.credentialReads).toBe(2);
+		expect(harness.credentialReads).toBe(readsBefore + 1);
 	});
 
 	it('uses a changed Webhook Secret within a second: the old one is then refused, the new one accepted', async () => {
