@@ -5,6 +5,7 @@
  * In real n8n, on every supported version and in queue mode: test/e2e/checks/sharing.ts.
  */
 import { sign } from '../trigger/requests';
+import { waitFor } from '../sandbox/test-helpers';
 import { TEST_WEBHOOK_SECRET, DEFAULT_CREDENTIALS } from '../helpers/webhook';
 import { startSharingN8n, type StandInN8n, type StandInTrigger } from '../helpers/sharingN8n';
 import { WAITS_MESSAGE_TYPE, WAITS_PATH } from '../../nodes/shared/sharing';
@@ -34,10 +35,8 @@ const deliver = async (to: StandInTrigger, text: string, secret?: string) => awa
 const runsOf = (t: StandInTrigger) => t.runs.map((item) => ((item as { json: { data: { message_id?: string; order_id?: number } } }).json.data.message_id ?? (item as { json: { data: { order_id?: number } } }).json.data.order_id));
 
 /** Until `hub`'s saved static data holds a registration of `receiver` (it registers again every few seconds), at most 20 s. */
-async function registeredAt(hub: StandInTrigger, receiver: StandInTrigger): Promise<void> {
-	const holds = () => JSON.stringify(hub.harness.savedStaticData() ?? {}).includes(receiver.webhookId);
-	for (const giveUpAt = Date.now() + 20_000; !holds() && Date.now() < giveUpAt; ) await new Promise((resolve) => setTimeout(resolve, 100));
-}
+const registeredAt = async (hub: StandInTrigger, receiver: StandInTrigger) =>
+	await waitFor(() => JSON.stringify(hub.harness.savedStaticData() ?? {}).includes(receiver.webhookId), 20_000).catch(() => undefined);
 
 async function threeWorkflows() {
 	const hub = n8n.trigger('Support bot', { events: ['message.received'], ...SHARES });

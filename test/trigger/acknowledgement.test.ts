@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { type N8nAnswer, runStarted, takeOverAnswer } from '../../nodes/BusinessMessagingTrigger/acknowledgement';
+import { waitFor } from '../sandbox/test-helpers';
 
 type ExpressResponse = ServerResponse & { send(body: unknown): ExpressResponse; status(code: number): ExpressResponse; json(body: unknown): ExpressResponse };
 
@@ -62,14 +63,11 @@ async function answerAt(moment: Moment, n8nStatus = 200): Promise<{ learnt: N8nA
 	socket.on('error', () => undefined);
 	const body = '{"event":"message.received"}';
 	socket.write(`POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
-	const closed = new Promise((resolve) => socket.once('close', resolve));
+	let closed = false;
+	socket.once('close', () => (closed = true));
 	if (moment === 'after the sender hung up') setTimeout(() => socket.destroy(), 20);
 	// Until the trigger learnt n8n's answer and the sender's connection ended (or 10 s: then the checks fail).
-	const giveUpAt = Date.now() + 10_000;
-	while (learnt === 'nothing' && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 10));
-	let giveUp: NodeJS.Timeout | undefined;
-	await Promise.race([closed, new Promise((resolve) => (giveUp = setTimeout(resolve, Math.max(0, giveUpAt - Date.now()))))]);
-	clearTimeout(giveUp);
+	await waitFor(() => learnt !== 'nothing' && closed, 10_000).catch(() => undefined);
 	socket.destroy();
 	await new Promise((resolve) => server.close(resolve));
 	return { learnt, sent };
