@@ -11,7 +11,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { type N8nAnswer, runStarted, takeOverAnswer } from '../../nodes/BusinessMessagingTrigger/acknowledgement';
-import { waitFor } from '../sandbox/test-helpers';
 
 type ExpressResponse = ServerResponse & { send(body: unknown): ExpressResponse; status(code: number): ExpressResponse; json(body: unknown): ExpressResponse };
 
@@ -66,8 +65,10 @@ async function answerAt(moment: Moment, n8nStatus = 200): Promise<{ learnt: N8nA
 	let closed = false;
 	socket.once('close', () => (closed = true));
 	if (moment === 'after the sender hung up') setTimeout(() => socket.destroy(), 20);
-	// Until the trigger learnt n8n's answer and the sender's connection ended (or 10 s: then the checks fail).
-	await waitFor(() => learnt !== 'nothing' && closed, 10_000).catch(() => undefined);
+	// Until the trigger learnt n8n's answer and the sender's connection ended (or 10 s: then the checks fail). Not the
+	// suite's waitFor (test/sandbox/test-helpers.ts): this file also runs on Node 20, where that module's undici does not load.
+	const giveUpAt = Date.now() + 10_000;
+	while ((learnt === 'nothing' || !closed) && Date.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 10));
 	socket.destroy();
 	await new Promise((resolve) => server.close(resolve));
 	return { learnt, sent };
