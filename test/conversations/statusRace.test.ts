@@ -72,7 +72,8 @@ beforeEach(async () => {
 	waitsDown = false;
 	resumeDelayMs = 0;
 	secondResumeStatus = 409;
-	let resumed = false;
+	/** The runs resumed (their resume addresses). */
+	const resumed = new Set<string>();
 	// The waits webhook's requests go to any process (a load balancer): here always the third one.
 	let waitsProcess = () => processes[2];
 	server = createServer((req, res) => {
@@ -89,11 +90,11 @@ beforeEach(async () => {
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;
 			}
-			// n8n's resume address: the first summary resumes the run; after that the run waits no more (409).
+			// n8n's resume address: the first summary resumes its run; after that the run waits no more (409).
 			await new Promise((resolve) => setTimeout(resolve, resumeDelayMs));
-			const status = req.method === 'POST' && !resumed ? 200 : req.method === 'POST' ? secondResumeStatus : 409;
+			const status = req.method === 'POST' && !resumed.has(req.url ?? '') ? 200 : req.method === 'POST' ? secondResumeStatus : 409;
 			if (req.method === 'POST') resumes.push({ method: 'POST', body, status });
-			if (status === 200) resumed = true;
+			if (status === 200) resumed.add(req.url ?? '');
 			res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(status === 200 ? { outcome: 'resumed' } : { message: 'running already' }));
 		})();
 	});
@@ -180,6 +181,28 @@ test('a registration a process takes while one of its status requests hands a ru
 	expect((await status).statusCode).toBe(200);
 	expect(resumes.map((r) => r.status)).toEqual([200]);
 	expect(replyWaits()).toContain('wait-during-hand-over');
+});
+
+test('a status a process counts while another of its status requests hands a run over (slowly) stays in the saved copy after that request saves: after a restart, the wait it left incomplete is handed it', async () => {
+	await waitFor(['wamid.race-1']);
+	const now = Date.now();
+	const other = { id: 'status-wait-race-2', resumeUrl: `${url}/webhook-waiting/9/node-1?wait=status-wait-race-2`, until: now + 3_600_000, wanted: 'delivered', askedAt: now };
+	await tellTrigger({ action: 'registerStatusWait', wait: other });
+	await tellTrigger({ action: 'watch', watch: { id: 'status-watch-race-2', wait: other.id, messages: ['wamid.race-2', 'wamid.race-3'] } });
+	resumeDelayMs = 2500;
+	// The `read`-like status that completes the first wait loads the static data now and saves after its slow hand-over.
+	const completing = report(processes[0], 'wamid.race-1', 'delivered');
+	await new Promise((resolve) => setTimeout(resolve, 300));
+	expect((await report(processes[0], 'wamid.race-2', 'delivered')).statusCode).toBe(200);
+	expect((await completing).statusCode).toBe(200);
+	resumeDelayMs = 0;
+	// A restart: what the processes kept in memory is gone; only the saved copy holds the count answered 200.
+	for (const end of endings.splice(0)) end();
+	startProcesses();
+	expect((await report(processes[1], 'wamid.race-3', 'delivered')).statusCode).toBe(200);
+	const handed = resumes.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as { wait: string; statuses: IDataObject });
+	expect(handed.map((h) => h.wait)).toEqual([WAIT_ID, other.id]);
+	expect(handed[1].statuses).toMatchObject({ 'wamid.race-2': { status: 'delivered' }, 'wamid.race-3': { status: 'delivered' } });
 });
 
 test('a burst: 40 statuses of one wait at two processes at once are counted with a few recounts and saves, not one each; the run is handed all 40 once, and every status answered 200', async () => {

@@ -49,6 +49,29 @@ test('two overlapping requests, each taking in a status, saved in either order: 
 	}
 });
 
+test('a request that loaded before another took a status in, and writes back after it (a slow hand-over): its save keeps that status, and so does every later save of the process', () => {
+	for (const order of [[0, 1], [1, 0]]) {
+		forgetRegistrations();
+		const db = new StaticDataRow();
+		watched(db, ['wamid.1', 'wamid.2']);
+		const beforeCopy = db.load();
+		// The slow request (a `read` handing its run over, seconds in n8n) loads first and writes back last.
+		const slowCopy = db.load();
+		const slow = new StatusBook(SCOPE, slowCopy, T0 + 100);
+		slow.statuses.take('wamid.2', 'read', T0 + 95);
+		const quickCopy = request(db, T0 + 101, (book) => book.statuses.take('wamid.1', 'delivered', T0 + 90));
+		slow.writeBack();
+		const copies = [quickCopy, slowCopy];
+		for (const i of order) db.save(copies[i]);
+		expect(tally(db, T0 + 200).statuses['wamid.1']).toMatchObject({ status: 'delivered', deliveredAt: new Date(T0 + 90).toISOString() });
+		// The process still puts it back: a later save from a copy loaded before any of this holds it too.
+		const later = new StatusBook(SCOPE, beforeCopy, T0 + 300);
+		later.writeBack();
+		db.save(beforeCopy);
+		expect(tally(db, T0 + 400).statuses['wamid.1'].status).toBe('delivered');
+	}
+});
+
 test('without rule 1 (another process took the other status in) such a save drops it: queue mode’s race, which the recount after the pause closes (statusRace.test.ts)', () => {
 	const db = new StaticDataRow();
 	watched(db, ['wamid.1', 'wamid.2']);

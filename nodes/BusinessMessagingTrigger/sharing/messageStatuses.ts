@@ -69,8 +69,13 @@ export class MessageStatuses {
 		let mine = takenHere.get(scope);
 		if (!mine) takenHere.set(scope, (mine = new Map()));
 		this.mine = mine;
-		for (const [id, { tally, keepUntil }] of mine) {
-			if (nowMs > keepUntil) mine.delete(id);
+		this.mergeMine();
+	}
+
+	/** What this process took in (other requests too, since this one loaded): put back into this request's tallies. */
+	private mergeMine(): void {
+		for (const [id, { tally, keepUntil }] of this.mine) {
+			if (this.nowMs > keepUntil) this.mine.delete(id);
 			else this.tallies.set(id, merged(this.tallies.get(id), tally));
 		}
 	}
@@ -112,6 +117,8 @@ export class MessageStatuses {
 	 * MAX_MESSAGE_STATUSES.
 	 */
 	writeBack(watched: Set<string>, waiting: boolean): void {
+		// A request can take seconds (a hand-over): statuses other requests of this process took in meanwhile go too.
+		this.mergeMine();
 		const kept = [...this.tallies.entries()].filter(([id, t]) => watched.has(id) || (waiting && this.nowMs - t[3] <= KEEP_UNWATCHED_MS));
 		kept.sort(([a, x], [b, y]) => Number(watched.has(b)) - Number(watched.has(a)) || y[3] - x[3]);
 		const out: IDataObject = {};
