@@ -477,7 +477,7 @@ export class BusinessMessagingTrigger implements INodeType {
 				return await handleWaitsRequest(this, await receivedBytes(this));
 			}
 			// Rule 1 (sharing/registry.ts) goes with the trigger's own answers (`answer`), not with a request that starts a
-			// run: n8n saves nothing of it, and the done marks this process keeps must stay kept until a saved copy holds them.
+			// run: n8n saves nothing of it; the done marks this process made go with its next save of its own.
 			return await handleDelivery.call(this);
 		} catch (error) {
 			// A refusal seen while listening is already answered; n8n shows it as the node's error.

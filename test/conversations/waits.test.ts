@@ -89,6 +89,33 @@ test('a wait marked done stays done: rule 1 of the process that registered it do
 	expect(new Waits(SCOPE, db.load(), T0 + 3000).for('+15550001111', '')).toEqual([]);
 });
 
+test('a done mark stays after a request that loaded before it writes back last (a slow hand-over), also once another request saw the mark saved', () => {
+	const db = new StaticDataRow();
+	const first = db.load();
+	const waits = new Waits(SCOPE, first, T0);
+	waits.register(registration('wait-0001'));
+	waits.writeBack();
+	db.save(first);
+	// The slow request (handing another event over, seconds in n8n) loads while the wait is live.
+	const slowCopy = db.load();
+	const slow = new Waits(SCOPE, slowCopy, T0 + 900);
+	const resumed = db.load();
+	const byReply = new Waits(SCOPE, resumed, T0 + 1000);
+	byReply.done('wait-0001', 'delivery-1');
+	byReply.writeBack();
+	db.save(resumed);
+	// A quick request sees the mark saved.
+	const seen = db.load();
+	new Waits(SCOPE, seen, T0 + 1100).writeBack();
+	db.save(seen);
+	slow.writeBack();
+	db.save(slowCopy);
+	const after = new Waits(SCOPE, db.load(), T0 + 2000);
+	expect(after.for('+15550001111', '')).toEqual([]);
+	// A retry of the reply that resumed the run is known as such (handOver.ts: it starts nothing).
+	expect(after.resumedBy('delivery-1')).toBe(true);
+});
+
 test('matching: the customer and the sender number as digits, any sender when none was set, the newest question first', () => {
 	const copy: IDataObject = {};
 	const waits = new Waits(SCOPE, copy, T0);

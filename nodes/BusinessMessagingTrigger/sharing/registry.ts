@@ -13,8 +13,8 @@ import type { IDataObject } from 'n8n-workflow';
  *    the last PROTECT_MS, unless the loaded copy marks them done;
  * 2. an entry is never removed when it ends: it is marked done (with what ended it), kept DONE_KEEP_MS, so
  *    rule 1 does not bring it back, then removed. n8n saves no static data for a request that starts a run
- *    (acknowledgement.ts), so a process also puts the done marks it made into every later save of its own,
- *    until the saved copy holds them.
+ *    (acknowledgement.ts), and a request that loaded before a mark was saved can save after it, so a process
+ *    puts the done entries it made into every later save of its own, for as long as the kind keeps them.
  * Whoever registers checks after a pause that its registration is in the saved copy (endpoint.ts).
  */
 
@@ -51,8 +51,8 @@ const memories: Array<Map<string, unknown>> = [];
 /** Registrations this process received, per trigger and kind, each with when to stop putting it back. */
 const received = processMemory<Map<string, { entry: Entry; keepUntil: number }>>();
 
-/** Done marks this process made, per trigger and kind, kept until a saved copy holds them (rule 2). */
-const doneHere = processMemory<Map<string, { done: number; by: string }>>();
+/** Entries this process marked done, per trigger and kind, as marked: put back into its saves while kept (rule 2). */
+const doneHere = processMemory<Map<string, Entry>>();
 
 /** Forgets what this process received and marked, as a restart does (tests). */
 export function forgetRegistrations(): void {
@@ -76,8 +76,6 @@ function mapFor<T>(maps: Map<string, Map<string, T>>, key: string): Map<string, 
 export class Registry<E extends Entry> {
 	protected readonly entries = new Map<string, E>();
 	private changed = false;
-	/** The entries the loaded (saved) copy marks done. */
-	private readonly savedDone: Set<string>;
 	private readonly key: string;
 
 	constructor(
@@ -94,7 +92,6 @@ export class Registry<E extends Entry> {
 				if (entry) this.entries.set(id, entry);
 			}
 		}
-		this.savedDone = new Set([...this.entries.values()].filter((e) => e.done).map((e) => e.id));
 	}
 
 	/** Whether the copy n8n loaded for this request (the saved one) holds the entry. */
@@ -116,8 +113,9 @@ export class Registry<E extends Entry> {
 		const entry = this.entries.get(id);
 		mapFor(received, this.key).delete(id);
 		if (!entry || entry.done) return;
-		mapFor(doneHere, this.key).set(id, { done: this.nowMs, by });
-		this.entries.set(id, { ...this.kind.ended(entry), done: this.nowMs, by });
+		const ended = { ...this.kind.ended(entry), done: this.nowMs, by };
+		mapFor(doneHere, this.key).set(id, ended);
+		this.entries.set(id, ended);
 		this.changed = true;
 	}
 
@@ -173,17 +171,15 @@ export class Registry<E extends Entry> {
 		}
 	}
 
-	/** The done marks this process made and the loaded copy lacks: put back, until a saved copy has them (rule 2). */
+	/** The entries this process marked done that the loaded copy lacks, or holds live: put back while kept (rule 2). */
 	private mergeDoneMarks(): void {
-		const marks = doneHere.get(this.key);
+		const marks = doneHere.get(this.key) as Map<string, E> | undefined;
 		if (!marks) return;
-		for (const [id, mark] of marks) {
-			const loaded = this.entries.get(id);
-			const marked = loaded && { ...this.kind.ended(loaded), done: mark.done, by: mark.by };
-			if (!marked || this.savedDone.has(id) || this.kind.expired(marked, this.nowMs)) {
+		for (const [id, ended] of marks) {
+			if (this.kind.expired(ended, this.nowMs)) {
 				marks.delete(id);
-			} else if (!loaded.done) {
-				this.entries.set(id, marked);
+			} else if (!this.entries.get(id)?.done) {
+				this.entries.set(id, { ...ended });
 				this.changed = true;
 			}
 		}
