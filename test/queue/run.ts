@@ -2,12 +2,13 @@
  * Queue-mode suite: this package in n8n 2.41.1's queue mode — PostgreSQL, Redis, the main process, two
  * `n8n webhook` processes and one `n8n worker`, all on one user folder holding the packed package — against
  * the sandbox; once under n8n's defaults and once under the expression-engine setting the docs recommend,
- * each on a deployment of its own. npm run test:queue  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex
+ * each on a deployment of its own, side by side. npm run test:queue  (E2E_KEEP=1 keeps the folder with every process's log; E2E_ONLY=regex
  * runs some checks.)
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n';
 import { everyExecution } from '../../bench/lib/n8n-runs';
+import { inLanes, lanesFromEnv } from '../../tools/n8n/lanes';
 import { logsFolder } from '../../tools/n8n/logs';
 import { sleep, STALL_MS, stall, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
@@ -68,7 +69,6 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 	const { dir } = logs;
 	const finish = async () => {
 		await stack?.stop();
-		await stopAll();
 		if (stack) say(timingsLine(stack.timings, started));
 		logs.close(report.totals().failed > failedBefore);
 	};
@@ -380,16 +380,24 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 }
 
 /**
- * n8n's defaults, then the expression-engine setting the docs recommend for every process of a busy
- * deployment (it changes when the webhook processes and the worker build expression isolates).
+ * n8n's defaults and the expression-engine setting the docs recommend for every process of a busy deployment (it
+ * changes when the webhook processes and the worker build expression isolates), side by side (QUEUE_LANES, default
+ * 2; 1: one after another): each deployment has its own PostgreSQL, Redis, ports, folder and sandbox, and much of a
+ * check is waiting (on the worker, the webhook processes, polling).
  */
+const LANES = lanesFromEnv('QUEUE_LANES', 2);
+
 async function main(): Promise<number> {
-	const report = createReporter();
-	for (const setting of [N8N_DEFAULTS, RECOMMENDED_SETTING]) {
+	const settings = [N8N_DEFAULTS, RECOMMENDED_SETTING];
+	// One reporter per deployment: each one's logs stay when that one failed.
+	const reports = settings.map(() => createReporter());
+	await inLanes(settings, LANES, async (setting, i) => {
 		process.stdout.write(`# ${setting.title}\n`);
-		await queueSuite(report, setting, setting === RECOMMENDED_SETTING ? `${setting.title}: ` : '');
-	}
-	const { passed, failed } = report.totals();
+		await queueSuite(reports[i], setting, setting === RECOMMENDED_SETTING ? `${setting.title}: ` : '');
+	});
+	await stopAll();
+	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
+	const failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
 	process.stdout.write(`${passed} passed, ${failed} failed\n`);
 	return failed > 0 ? 1 : 0;
 }
