@@ -41,7 +41,7 @@ together \
 	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
 	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
 step "smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" npm run --silent test:versions
-step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults, then the recommended expression setting" npm run --silent test:queue
+step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" npm run --silent test:queue
 # RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
 faults_suite=(test:faults)
 if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
