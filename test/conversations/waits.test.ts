@@ -20,6 +20,15 @@ function registration(id: string, customer = '+15550001111', extra: Partial<Wait
 
 beforeEach(() => forgetRegistrations());
 
+/** One request of the trigger: loads its copy, does `work`, writes back and saves at once. */
+function request(db: StaticDataRow, nowMs: number, work: (waits: Waits) => void = () => {}): void {
+	const copy = db.load();
+	const waits = new Waits(SCOPE, copy, nowMs);
+	work(waits);
+	waits.writeBack();
+	db.save(copy);
+}
+
 test('a registration is saved with the request that registers it', () => {
 	const db = new StaticDataRow();
 	const copy = db.load();
@@ -69,17 +78,11 @@ test('a process stops putting a registration back after PROTECT_MS', () => {
 
 test('a wait marked done stays done: rule 1 of the process that registered it does not bring it back', () => {
 	const db = new StaticDataRow();
-	const first = db.load();
-	const waits = new Waits(SCOPE, first, T0);
-	waits.register(registration('wait-0001'));
-	waits.writeBack();
-	db.save(first);
-	const resumed = db.load();
-	const byReply = new Waits(SCOPE, resumed, T0 + 1000);
-	expect(byReply.for('+15550001111', '+15559990000').map((w) => w.id)).toEqual(['wait-0001']);
-	byReply.done('wait-0001');
-	byReply.writeBack();
-	db.save(resumed);
+	request(db, T0, (waits) => waits.register(registration('wait-0001')));
+	request(db, T0 + 1000, (byReply) => {
+		expect(byReply.for('+15550001111', '+15559990000').map((w) => w.id)).toEqual(['wait-0001']);
+		byReply.done('wait-0001');
+	});
 	// Another request, another process or this one: the wait is not offered again.
 	const later = db.load();
 	const again = new Waits(SCOPE, later, T0 + 2000);
@@ -91,23 +94,13 @@ test('a wait marked done stays done: rule 1 of the process that registered it do
 
 test('a done mark stays after a request that loaded before it writes back last (a slow hand-over), also once another request saw the mark saved', () => {
 	const db = new StaticDataRow();
-	const first = db.load();
-	const waits = new Waits(SCOPE, first, T0);
-	waits.register(registration('wait-0001'));
-	waits.writeBack();
-	db.save(first);
+	request(db, T0, (waits) => waits.register(registration('wait-0001')));
 	// The slow request (handing another event over, seconds in n8n) loads while the wait is live.
 	const slowCopy = db.load();
 	const slow = new Waits(SCOPE, slowCopy, T0 + 900);
-	const resumed = db.load();
-	const byReply = new Waits(SCOPE, resumed, T0 + 1000);
-	byReply.done('wait-0001', 'delivery-1');
-	byReply.writeBack();
-	db.save(resumed);
+	request(db, T0 + 1000, (byReply) => byReply.done('wait-0001', 'delivery-1'));
 	// A quick request sees the mark saved.
-	const seen = db.load();
-	new Waits(SCOPE, seen, T0 + 1100).writeBack();
-	db.save(seen);
+	request(db, T0 + 1100);
 	slow.writeBack();
 	db.save(slowCopy);
 	const after = new Waits(SCOPE, db.load(), T0 + 2000);
