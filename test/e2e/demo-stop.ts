@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loginCookie, REPO_ROOT } from '../../tools/n8n/n8n';
 import { freePort, sleep, waitFor } from '../../tools/n8n/proc';
-import { assert, createReporter } from './lib/report';
+import { assert, closingLine, createReporter } from './lib/report';
 
 interface Proc {
 	pid: number;
@@ -258,9 +258,7 @@ async function main(): Promise<void> {
 	});
 
 	for (const cleanup of cleanups.reverse()) cleanup();
-	const { passed, failed } = reporter.totals();
-	process.stdout.write(`${passed} passed, ${failed} failed\n`);
-	process.exit(failed === 0 ? 0 : 1);
+	process.exit(closingLine(reporter));
 }
 
 void main();

@@ -15,7 +15,7 @@ import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_R
 import { logsFolder } from '../../tools/n8n/logs';
 import { run, sleep, stopAll } from '../../tools/n8n/proc';
 import { installTools, LocalRegistry } from '../../tools/n8n/registry';
-import { assert, assertEqual, createReporter, runSuite } from './lib/report';
+import { assert, assertEqual, closingLine, createReporter, runSuite } from './lib/report';
 import { SandboxProcess } from '../../tools/n8n/sandbox';
 import { waitForWebhook } from '../../tools/n8n/stack';
 import { webhookIdFor } from '../../tools/n8n/workflow';
@@ -115,11 +115,9 @@ async function main(): Promise<number> {
 		await sandbox.stop();
 		await registry.stop();
 		await stopAll();
-		const { passed, failed } = report.totals();
 		say(`whole suite ${((Date.now() - started) / 1000).toFixed(1)} s`);
-		logs.close(failed > 0);
-		process.stdout.write(`${passed} passed, ${failed} failed\n`);
-		return failed > 0 ? 1 : 0;
+		logs.close(report.totals().failed > 0);
+		return closingLine(report);
 	};
 
 	let n8n: N8n;

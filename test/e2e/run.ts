@@ -35,7 +35,7 @@ import {
 	TEMPLATE_RECIPIENT,
 	TEMPLATE_VALUES,
 } from './checks/sending';
-import { type Check, createReporter, runSuite } from './lib/report';
+import { type Check, closingLine, createReporter, type Reporter, runSuite } from './lib/report';
 import { settingChecks } from './lib/setting';
 import { ENGINE_SETTINGS, type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
 import { logsFolder } from '../../tools/n8n/logs';
@@ -117,7 +117,7 @@ const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : unde
  * only SMOKE_CHECKS. Logs stay in the temp folder when something failed or E2E_KEEP is set.
  */
 export async function e2eSuite(options: {
-	report: ReturnType<typeof createReporter>;
+	report: Reporter;
 	n8nVersion?: string;
 	smoke?: boolean;
 	prefix?: string;
@@ -308,9 +308,7 @@ async function main(): Promise<number> {
 	const setting = ENGINE_SETTINGS.find((s) => s.key === process.env.E2E_SETTING);
 	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE), setting });
 	await stopAll();
-	const { passed, failed } = report.totals();
-	process.stdout.write(`${passed} passed, ${failed} failed\n`);
-	return failed > 0 ? 1 : 0;
+	return closingLine(report);
 }
 
 if (require.main === module) {

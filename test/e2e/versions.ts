@@ -5,7 +5,7 @@
  * version with n8n's defaults in `npm run test:e2e`. Two runs at a time (VERSIONS_LANES), each on its own ports,
  * folder and sandbox; every line names its run. npm run test:versions
  */
-import { createReporter, runSuite } from './lib/report';
+import { closingLine, createReporter, runSuite } from './lib/report';
 import { inLanes, lanesFromEnv } from '../../tools/n8n/lanes';
 import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
 import { SMOKE_RUNS } from '../../tools/n8n/versions';
@@ -38,10 +38,7 @@ async function main(): Promise<number> {
 		process.stdout.write(`# n8n ${label}: ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 	});
 	await stopAll();
-	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
-	const failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
-	process.stdout.write(`${passed} passed, ${failed} failed\n`);
-	return failed > 0 ? 1 : 0;
+	return closingLine(...reports);
 }
 
 runSuite(main);

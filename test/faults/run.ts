@@ -33,7 +33,7 @@ import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { type Stack, startStack } from '../../tools/n8n/stack';
 import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
 import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
-import { createReporter, runSuite } from '../e2e/lib/report';
+import { closingLine, createReporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
@@ -441,10 +441,8 @@ async function main(): Promise<number> {
 	const lookedUp = [...ledger.sent].filter((id) => ledger.lookedUp.has(id)).length;
 	report.check(`every event sent was looked up in n8n's executions: ${lookedUp} of ${distinct}`, distinct > 0 && lookedUp === distinct, `${distinct - lookedUp} events sent were never looked up`);
 	log(`whole suite ${formatElapsed(Date.now() - started)} (load average ${load()})`);
-	const totals = report.totals();
-	logs.close(totals.failed > 0);
-	process.stdout.write(`${totals.passed} passed, ${totals.failed} failed\n`);
-	return totals.failed > 0 ? 1 : 0;
+	logs.close(report.totals().failed > 0);
+	return closingLine(report);
 }
 
 runSuite(main);

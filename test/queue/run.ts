@@ -13,7 +13,7 @@ import { logsFolder } from '../../tools/n8n/logs';
 import { sleep, STALL_MS, stall, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
 import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
-import { assert, assertEqual, type Check, createReporter, runSuite } from '../e2e/lib/report';
+import { assert, assertEqual, type Check, closingLine, createReporter, type Reporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { timingsLine, waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
@@ -57,7 +57,6 @@ function assertRanOnWorker(stack: QueueStack, ids: string[]): void {
 	}
 }
 
-type Reporter = ReturnType<typeof createReporter>;
 
 /** The suite on one deployment under one expression-engine setting; check names start with `prefix`. */
 async function queueSuite(report: Reporter, setting: EngineSetting, prefix: string): Promise<void> {
@@ -278,7 +277,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const run = await startSendingTo(s, byName(STATUS_BULK_WORKFLOW), [newCustomer(), newCustomer()], first.baseUrl);
 				const at = new Date().toISOString();
 				// Each process counts its status, and saves over the other's (last write wins): the recount has to close it.
-				const ids = await Promise.all(run.messageIds.map(async (id, i) => await sendStatus(s, id, 'delivered', at, urlsOf(CONVERSATION_TRIGGER_HOOK)[i])));
+				const ids = await Promise.all(run.messageIds.map(async (id, i) => await sendStatus(s, id, 'delivered', { at, url: urlsOf(CONVERSATION_TRIGGER_HOOK)[i] })));
 				const deliveries = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 60_000)));
 				assertEqual(deliveries.map((d) => [d.state, d.attempts.at(-1)?.status]), [['delivered', 200], ['delivered', 200]], 'the statuses’ deliveries (state, last answer)');
 				const resumed = await settledRun(n8n, run, 60_000);
@@ -296,7 +295,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const [first] = s.webhooks;
 				const run = await startSendingTo(s, byName(STATUS_LIMIT_WORKFLOW), [newCustomer()], first.baseUrl);
 				const at = new Date().toISOString();
-				const delivery = await sandbox.settled(await sendStatus(s, run.messageIds[0], 'delivered', at, urlsOf(CONVERSATION_TRIGGER_HOOK)[1]), 60_000);
+				const delivery = await sandbox.settled(await sendStatus(s, run.messageIds[0], 'delivered', { at, url: urlsOf(CONVERSATION_TRIGGER_HOOK)[1] }), 60_000);
 				assertEqual([delivery.state, delivery.attempts.at(-1)?.status], ['delivered', 200], 'the delivered’s delivery (state, last answer)');
 				const resumed = await settledRun(n8n, run, 120_000);
 				assertEqual(resumed.status, 'success', 'the run');
@@ -396,10 +395,7 @@ async function main(): Promise<number> {
 		await queueSuite(reports[i], setting, setting === RECOMMENDED_SETTING ? `${setting.title}: ` : '');
 	});
 	await stopAll();
-	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
-	const failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
-	process.stdout.write(`${passed} passed, ${failed} failed\n`);
-	return failed > 0 ? 1 : 0;
+	return closingLine(...reports);
 }
 
 runSuite(main);

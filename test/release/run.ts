@@ -24,7 +24,7 @@ import { run } from '../../tools/n8n/proc';
 import { installTools } from '../../tools/n8n/registry';
 import { userDocs } from '../../tools/release/release';
 import { repositoryOf } from '../../tools/release/repository';
-import { assert, assertEqual, createReporter, runSuite } from '../e2e/lib/report';
+import { assert, assertEqual, closingLine, createReporter, runSuite } from '../e2e/lib/report';
 import { awaitingMeasurement, figureProblems } from './figures';
 import { firstPublishProblems, imageNpm, nodeChangelog } from './first-publish';
 import { dryRunFirstPublish } from './first-publish-dry-run';
@@ -214,9 +214,7 @@ async function main(): Promise<number> {
 	say(`provenance of ${PACKAGE_NAME}@${pkg.version}: not checkable before publishing; the release workflow's last step checks it`);
 
 	rmSync(dir, { recursive: true, force: true });
-	const { passed, failed } = report.totals();
-	process.stdout.write(`${passed} passed, ${failed} failed\n`);
-	return failed > 0 ? 1 : 0;
+	return closingLine(report);
 }
 
 runSuite(main);

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { installCleanupHandlers, stopAll } from '../../tools/n8n/proc';
-import { createReporter, runSuite } from '../e2e/lib/report';
+import { closingLine, createReporter, runSuite } from '../e2e/lib/report';
 import { startStack, type Stack } from '../../tools/n8n/stack';
 import { listenWorkflow } from '../e2e/checks/listen';
 import { chain, manualTrigger, node, webhookIdFor } from '../../tools/n8n/workflow';
@@ -52,15 +52,14 @@ async function main(): Promise<number> {
 		await browser?.close().catch(() => undefined);
 		await stack?.stop();
 		await stopAll();
-		const { passed, failed } = report.totals();
+		const { failed } = report.totals();
 		process.stdout.write(`# whole suite ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 		// The screenshots stay for review; n8n's folder and the logs only when something failed (or UI_KEEP).
 		if (failed === 0 && !process.env.UI_KEEP) {
 			for (const entry of readdirSync(dir)) if (entry !== 'screenshots') rmSync(join(dir, entry), { recursive: true, force: true });
 		}
 		process.stdout.write(`# screenshots kept in ${shots}\n`);
-		process.stdout.write(`${passed} passed, ${failed} failed\n`);
-		return failed > 0 ? 1 : 0;
+		return closingLine(report);
 	};
 	try {
 		stack = await startStack({

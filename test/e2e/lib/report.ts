@@ -40,6 +40,23 @@ export function createReporter(out: (line: string) => void = (line) => process.s
 	return { result, run, totals: () => ({ passed, failed }) };
 }
 
+export type Reporter = ReturnType<typeof createReporter>;
+
+/**
+ * A suite's closing line, `N passed, N failed` over its reporters, and its exit code: 1 when a check failed, or
+ * when none ran (a filter that matched nothing, a suite that skipped its checks): that proves nothing.
+ */
+export function closingLine(...reports: Reporter[]): number {
+	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
+	let failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
+	if (passed + failed === 0) {
+		process.stdout.write('not ok - no check ran\n');
+		failed = 1;
+	}
+	process.stdout.write(`${passed} passed, ${failed} failed\n`);
+	return failed > 0 ? 1 : 0;
+}
+
 /** Throws with both values when they differ (compared as JSON). */
 export function assertEqual(actual: unknown, expected: unknown, what: string): void {
 	if (JSON.stringify(actual) !== JSON.stringify(expected)) {

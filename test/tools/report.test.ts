@@ -1,0 +1,35 @@
+import { closingLine, createReporter } from '../e2e/lib/report';
+
+/** What a suite prints at its end, and its exit code. */
+function close(...results: boolean[][]): { lines: string[]; code: number } {
+	const lines: string[] = [];
+	const reporters = results.map((oks) => {
+		const r = createReporter((line) => lines.push(line));
+		for (const [i, ok] of oks.entries()) r.result(`check ${i}`, ok);
+		return r;
+	});
+	const write = jest.spyOn(process.stdout, 'write').mockImplementation((text) => lines.push(String(text).trimEnd()) > 0);
+	try {
+		return { lines, code: closingLine(...reporters) };
+	} finally {
+		write.mockRestore();
+	}
+}
+
+describe("a suite's closing line", () => {
+	test('sums its reporters (one per lane) and passes when every check passed', () => {
+		const { lines, code } = close([true, true], [true]);
+		expect([lines.at(-1), code]).toEqual(['3 passed, 0 failed', 0]);
+	});
+
+	test('fails when one check failed', () => {
+		const { lines, code } = close([true], [true, false]);
+		expect([lines.at(-1), code]).toEqual(['2 passed, 1 failed', 1]);
+	});
+
+	test('fails when no check ran (a filter that matched nothing proves nothing)', () => {
+		const { lines, code } = close([], []);
+		expect(lines.slice(-2)).toEqual(['not ok - no check ran', '0 passed, 1 failed']);
+		expect(code).toBe(1);
+	});
+});
