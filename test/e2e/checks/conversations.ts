@@ -569,13 +569,11 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				);
 				const acknowledged = new Set(answered.filter((d) => d.attempts.some((a) => a.status === 200)).map((d) => d.id));
 				await n8n.start();
-				// The sandbox retries the others (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after that
-				// is sent again once, as the service's later retry would, rather than waiting its 6 (scaled) minutes.
+				// The sandbox retries the others; one whose retries all fell into the restart is sent again once.
 				const settled = await Promise.all(
 					ids.map(async (id, i): Promise<Delivery & { inCrashedRun?: true }> => {
 						const d = await deliveredOrInCrashedRun(stack, id, questions[i]);
-						if (d.state === 'delivered' || d.inCrashedRun) return d;
-						return await sandbox.settled(await sandbox.deliver({ event: 'message.received', url, body: d.body }), 120_000).catch(async () => d);
+						return d.inCrashedRun ? d : await sandbox.sentAgainUnlessDelivered(d);
 					}),
 				);
 				// n8n answers a reply that starts the trigger's workflow once that run exists, before it holds the reply
