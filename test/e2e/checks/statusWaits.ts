@@ -394,17 +394,8 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 						if (answeredByTrigger(d) && !inRun) problem(`answered 2xx${acknowledged.has(readIds[i]) ? ' before the kill' : ''} is not in its run`);
 						if (!inRun && !answeredByStartingN8n(d)) problem('is lost');
 					}
-					// The sandbox retries what got no 2xx (time-scaled: after 1 s, 5 s, 15 s, 60 s). One still open after that (its
-					// retries fell into the shutdown and the start-up) is sent again once, as the service's later retry would, rather
-					// than waiting its 6 (scaled) minutes: as the replies are (conversations.ts).
-					const settled = await Promise.all(
-						deliveredIds.map(async (id) => {
-							const d = await sandbox.settled(id, 120_000).catch(async () => await sandbox.delivery(id));
-							if (d.state === 'delivered') return d;
-							const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
-							return await sandbox.settled(await sandbox.deliver({ event: 'message.status.updated', url, body: d.body }), 120_000).catch(async () => d);
-						}),
-					);
+					// Its retries may fall into the shutdown and the start-up: then sent again, as replies are (conversations.ts).
+					const settled = await Promise.all(deliveredIds.map(async (id) => await sandbox.sentAgainUnlessDelivered(await sandbox.settled(id, 120_000).catch(async () => await sandbox.delivery(id)))));
 					// The reads below only show what was counted: sent once n8n's start-up ended, so that n8n does not mark the
 					// run they resume crashed (1.123.81 and 2.3.6 do for a run resumed before then: N8n.startedUp).
 					await n8n.startedUp();
