@@ -72,6 +72,21 @@ test('a request that loaded before another took a status in, and writes back aft
 	}
 });
 
+test('a request of the process that does not know the watch (registered at another process, loaded before that save) does not make the process forget a status it took in: its next save that knows the watch puts it back', () => {
+	const db = new StaticDataRow();
+	const beforeTheWait = db.load();
+	watched(db, ['wamid.1', 'wamid.2']);
+	forgetRegistrations(); // the wait and its watch were registered at another process
+	// This process takes the status in; its save is overwritten by the other process (which did not know it).
+	const withStatus = request(db, T0 + 100, (book) => book.statuses.take('wamid.1', 'delivered', T0 + 90));
+	expect(withStatus.messageStatuses).toHaveProperty(['wamid.1']);
+	// A request of this process that loaded before the wait was saved: it knows neither the wait nor the watch.
+	new StatusBook(SCOPE, beforeTheWait, T0 + 101).writeBack();
+	// The process's next request, from the saved copy without the status, puts it back.
+	db.save(request(db, T0 + 102));
+	expect(tally(db, T0 + 200).statuses['wamid.1']).toMatchObject({ status: 'delivered', deliveredAt: new Date(T0 + 90).toISOString() });
+});
+
 test('without rule 1 (another process took the other status in) such a save drops it: queue mode’s race, which the recount after the pause closes (statusRace.test.ts)', () => {
 	const db = new StaticDataRow();
 	watched(db, ['wamid.1', 'wamid.2']);

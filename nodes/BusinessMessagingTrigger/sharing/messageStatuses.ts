@@ -123,7 +123,8 @@ export class MessageStatuses {
 		kept.sort(([a, x], [b, y]) => Number(watched.has(b)) - Number(watched.has(a)) || y[3] - x[3]);
 		const out: IDataObject = {};
 		for (const [id, tally] of kept.slice(0, MAX_MESSAGE_STATUSES)) out[id] = tally;
-		for (const id of this.mine.keys()) if (!Object.hasOwn(out, id)) this.mine.delete(id);
+		// What this process took in stays in its memory until PROTECT_MS passed, also when this request leaves it out:
+		// a request that does not know the watch yet (registered at another process) must not make the process forget it.
 		// n8n saves a changed object only: a trigger whose runs wait for no status keeps its static data as it was.
 		if (JSON.stringify(out) !== JSON.stringify(this.store[FIELD] ?? {})) this.store[FIELD] = out;
 	}
