@@ -182,6 +182,21 @@ describe('webhook delivery schedule', () => {
 		for (const w of rx.received) expect(Math.abs(Number(w.headers['x-service-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(10);
 	});
 
+	test('a delivery asked for with realTimeRetries keeps the real plan on a scaled sandbox (its retry a minute later)', async () => {
+		const rx = await startReceiver([500, 200]);
+		receivers.push(rx);
+		const sb = await startSandbox({ timeScale: 100_000, webhookUrl: rx.url });
+		sandboxes.push(sb);
+		const res = await fetch(`${sb.url}/_sandbox/deliver`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ event: 'order.created', realTimeRetries: true }) });
+		const { id } = (await res.json()) as { id: string };
+		const d = sb.deliveries.find((x) => x.id === id)!;
+		await waitFor(() => d.attempts[0]?.status === 500);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		// On the scaled clock alone the whole plan would have ended by now (the test above).
+		expect([d.state, d.attempts.length]).toEqual(['pending', 1]);
+		sb.reset();
+	});
+
 	test('custom retryDelaysMs set both the delays and the number of retries', async () => {
 		const { sb, clock } = await setup([500], { retryDelaysMs: [10, 20] });
 		const d = sb.deliver({ event: 'order.created' });

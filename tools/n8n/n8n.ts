@@ -103,6 +103,7 @@ export interface ExecutionSummary {
 	mode: string;
 	finished: boolean;
 	startedAt: string;
+	stoppedAt?: string | null;
 	data?: {
 		resultData: {
 			runData: Record<string, Array<{ data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: unknown }> | null> }; error?: unknown }>>;

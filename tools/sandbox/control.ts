@@ -112,6 +112,7 @@ async function answerFor(sb: Sandbox, req: IncomingMessage, path: string, rawQue
 			body: typeof b.body === 'string' ? b.body : undefined,
 			signWith: typeof b.signWith === 'string' ? b.signWith : undefined,
 			timestamp: typeof b.timestamp === 'number' ? b.timestamp : undefined,
+			realTimeRetries: b.realTimeRetries === true,
 		});
 		return done({ id: d.id, data: { id: d.id } });
 	}

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'undici';
-import type { Clock } from './clock';
+import { type Clock, realClock } from './clock';
 import { signWebhook } from './signing';
 
 /** Retry delays after the first failure: 1 min, 5 min, 15 min, 1 h, 6 h. */
@@ -122,6 +122,8 @@ export interface DeliverOptions {
 	body?: string;
 	/** Secret to sign with instead of the webhook secret (for wrong-signature tests). */
 	signWith?: string;
+	/** Retries on the service's real schedule (1 min, 6 min, ...) even when the sandbox's clock is scaled. */
+	realTimeRetries?: boolean;
 }
 
 export interface VerifyResult {
@@ -195,7 +197,8 @@ export class WebhookEngine {
 	}
 
 	private async run(d: Delivery, bytes: Buffer, opts: DeliverOptions): Promise<Delivery> {
-		const { clock, retryDelaysMs } = this.cfg;
+		const { retryDelaysMs } = this.cfg;
+		const clock = opts.realTimeRetries ? realClock : this.cfg.clock;
 		const signal = this.cancel.signal;
 		const start = clock.now();
 		let offset = 0;
