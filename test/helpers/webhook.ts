@@ -109,6 +109,12 @@ export interface TriggerSetup {
 	 * database (queue mode): each loads it per request and saves over it, last write winning.
 	 */
 	database?: { saved: string; saves?: number };
+	/**
+	 * How long n8n's database takes to answer (ms), once after the request loads the static data and once before
+	 * it saves them: n8n reads and writes with I/O, so other requests load and save in between (default 0: a
+	 * request that does no I/O of its own runs from load to save without another coming between).
+	 */
+	databaseLatencyMs?: number;
 }
 
 export interface WebhookOutcome {
@@ -369,6 +375,10 @@ export class TriggerHarness {
 		};
 	}
 
+	private async databaseAnswers(): Promise<void> {
+		if (this.setup.databaseLatencyMs) await new Promise((resolve) => setTimeout(resolve, this.setup.databaseLatencyMs));
+	}
+
 	/** The workflow around the trigger node, as n8n builds it for each request from the saved workflow. */
 	private parts() {
 		const node: INode = {
@@ -442,6 +452,7 @@ export class TriggerHarness {
 		}
 
 		const { node, workflow, workflowNode, additionalData: base } = this.parts();
+		await this.databaseAnswers();
 		const typeVersion = node.typeVersion;
 		// n8n reads the body before calling a version 1 node; for later versions only when it parses the
 		// content type, leaving `readRawBody()` to the node (n8n/dist/webhooks/webhook-helpers.js, parseRequestBody).
@@ -495,6 +506,7 @@ export class TriggerHarness {
 		const staticData = workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		const answeredByNode = result !== undefined && (result.noWebhookResponse === true || result.workflowData === undefined);
 		if (this.mode !== 'manual' && answeredByNode && staticData.__dataChanged === true) {
+			await this.databaseAnswers();
 			this.database.saved = JSON.stringify(staticData);
 			this.database.saves = (this.database.saves ?? 0) + 1;
 		}
