@@ -56,6 +56,8 @@ let resumeDelayMs: number;
 /** n8n's answer to a summary once the run was resumed: 409, or, in queue mode at the same moment, 500. */
 let secondResumeStatus: number;
 let processes: Webhook.TriggerHarness[];
+/** Over how many of the processes the waits webhook's requests are spread (a load balancer's turns). */
+let waitsProcesses: number;
 /** What reached the run's resume address, with n8n's answer. */
 let resumes: Call[];
 /** How many recounts reached the trigger's waits webhook. */
@@ -76,10 +78,11 @@ beforeEach(async () => {
 	secondResumeStatus = 409;
 	/** The runs resumed (their resume addresses). */
 	const resumed = new Set<string>();
-	// The waits webhook's requests go to any process (a load balancer): here to the two that take the statuses, in
-	// turn, so two recounts at the same moment run at two processes, each saving over the other.
+	// The waits webhook's requests go to any process (a load balancer): here to those that take the statuses, in
+	// turn, so recounts at the same moment run at different processes, each saving over the others.
+	waitsProcesses = 2;
 	let turn = 0;
-	const waitsProcess = () => processes[turn++ % 2];
+	const waitsProcess = () => processes[turn++ % waitsProcesses];
 	server = createServer((req, res) => {
 		void (async () => {
 			const body = await readAll(req);
@@ -207,6 +210,21 @@ test('a status a process counts while another of its status requests hands a run
 	expect(handed.map((h) => h.wait)).toEqual([WAIT_ID, other.id]);
 	expect(handed[1].statuses).toMatchObject({ 'wamid.race-2': { status: 'delivered' }, 'wamid.race-3': { status: 'delivered' } });
 });
+
+test('three processes each take the last statuses of one wait at the same moment, their recounts at all three in turn (each saving over the others in both rounds): every status answered 200, and the run handed its summary once, with every status, by a later count of one of them', async () => {
+	waitsProcesses = 3;
+	const messages = Array.from({ length: 6 }, (_, i) => `wamid.three-${i}`);
+	await waitFor(messages);
+	const answers = await Promise.all(messages.map((id, i) => report(processes[i % 3], id, 'delivered')));
+	expect(answers.map((a) => a.statusCode)).toEqual(messages.map(() => 200));
+	// The counts after the answers come within 8 s (statusHandOver.ts, FOLLOW_UP_PAUSES_MS).
+	const until = Date.now() + 12_000;
+	while (resumes.every((r) => r.status !== 200) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+	const handed = resumes.filter((r) => r.status === 200);
+	expect(handed).toHaveLength(1);
+	const summary = JSON.parse(handed[0].body) as { statuses: Record<string, { status: string }> };
+	expect(Object.entries(summary.statuses).map(([id, s]) => [id, s.status]).sort()).toEqual(messages.map((id) => [id, 'delivered']).sort());
+}, 30_000);
 
 test('a burst: 40 statuses of one wait at two processes at once are counted with a few recounts and saves, not one each; the run is handed all 40 once, and every status answered 200', async () => {
 	const messages = Array.from({ length: 40 }, (_, i) => `wamid.burst-${i}`);

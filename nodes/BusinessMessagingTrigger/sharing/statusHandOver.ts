@@ -202,8 +202,47 @@ async function countViaWaitsWebhook(context: IWebhookFunctions, via: ViaWaitsWeb
 	const handed = await together(context, 'count again', watch, known, async (gathered): Promise<HandOver> => {
 		const again = await recount(context, via.url, watch, gathered);
 		if (again === undefined) return retry(context, 'could not count the wait again');
+		if (again.live && !again.complete) followUp(context, via, book, wait, watch, gathered);
 		if (!again.live || !again.complete) return via.took;
 		return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via);
 	});
 	return 'answer' in handed ? { ...handed, savesNothing: true } : handed;
+}
+
+/**
+ * After the second count a wait may still look incomplete at every process although all its statuses came: three
+ * or more processes whose recounts ran at the same moment in both rounds, each saving over the others, each seeing
+ * part (docs/status-waits.md). So a process whose second count found the wait incomplete counts again with what it
+ * knows after each of these pauses (a random point in each range, so the processes' recounts no longer meet): one
+ * that follows the others' saves sees every status and hands the run its summary. Twice, then the limit.
+ */
+const FOLLOW_UP_PAUSES_MS: Array<[number, number]> = [
+	[CONFIRM_AFTER_MS, 3 * CONFIRM_AFTER_MS],
+	[3 * CONFIRM_AFTER_MS, 8 * CONFIRM_AFTER_MS],
+];
+
+/** Per trigger and watch, what this process counts again in its follow-up (one at a time; later counts join it). */
+const followingUp = processMemory<Record<string, number[]>>();
+
+function followUp(context: IWebhookFunctions, via: ViaWaitsWebhook, book: StatusBook, wait: StatusWait, watch: StatusWatch, counts: Record<string, number[]>): void {
+	const key = `${triggerScope(context)}/${watch.id}`;
+	const pending = followingUp.get(key);
+	if (pending) return mergeCounts(pending, counts);
+	const statuses: Record<string, number[]> = {};
+	mergeCounts(statuses, counts);
+	followingUp.set(key, statuses);
+	void (async () => {
+		for (const [least, most] of FOLLOW_UP_PAUSES_MS) {
+			await sleep(least + Math.random() * (most - least));
+			// Forgotten (a restart, in tests): stop.
+			if (followingUp.get(key) !== statuses) return;
+			const again = await recount(context, via.url, watch, statuses);
+			if (!again?.live) break;
+			if (again.complete) {
+				await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via);
+				break;
+			}
+		}
+		if (followingUp.get(key) === statuses) followingUp.delete(key);
+	})();
 }
