@@ -232,17 +232,23 @@ function followUp(context: IWebhookFunctions, via: ViaWaitsWebhook, book: Status
 	mergeCounts(statuses, counts);
 	followingUp.set(key, statuses);
 	void (async () => {
-		for (const [least, most] of FOLLOW_UP_PAUSES_MS) {
-			await sleep(least + Math.random() * (most - least));
-			// Forgotten (a restart, in tests): stop.
-			if (followingUp.get(key) !== statuses) return;
-			const again = await recount(context, via.url, watch, statuses);
-			if (!again?.live) break;
-			if (again.complete) {
-				await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via);
-				break;
+		try {
+			for (const [least, most] of FOLLOW_UP_PAUSES_MS) {
+				await sleep(least + Math.random() * (most - least));
+				// Forgotten (a restart, in tests): stop.
+				if (followingUp.get(key) !== statuses) return;
+				const again = await recount(context, via.url, watch, statuses);
+				if (!again?.live) break;
+				if (again.complete) {
+					await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via);
+					break;
+				}
 			}
+		} catch (error) {
+			// No request waits for this: a rejection nobody catches would end n8n's process.
+			context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
+		} finally {
+			if (followingUp.get(key) === statuses) followingUp.delete(key);
 		}
-		if (followingUp.get(key) === statuses) followingUp.delete(key);
 	})();
 }
