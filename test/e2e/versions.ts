@@ -2,7 +2,7 @@
  * Version matrix smoke: the e2e suite's smoke checks (the package loads, one action, genuine and forged
  * deliveries, chat replies, …) for every run in versions.ts's SMOKE_RUNS: the other n8n versions, and the
  * default version under the expression-engine setting the docs recommend. The full suite runs on the default
- * version with n8n's defaults in `npm run test:e2e`. Two runs at a time (VERSIONS_LANES), each on its own ports,
+ * version with n8n's defaults in `npm run test:e2e`. Three runs at a time (VERSIONS_LANES), each on its own ports,
  * folder and sandbox; every line names its run. npm run test:versions
  */
 import { closingLine, createReporter, runSuite } from './lib/report';
@@ -12,10 +12,10 @@ import { SMOKE_RUNS } from '../../tools/n8n/versions';
 import { e2eSuite } from './run';
 
 /**
- * How many runs side by side (VERSIONS_LANES, default 2; 1: one after another): two save minutes, as much of a run
- * is waiting (n8n's start, imports, polling). docs/results/2026-11-28-versions-lanes-2.txt.
+ * How many runs side by side (VERSIONS_LANES, default 3: every run at once; 1: one after another): much of a run
+ * is waiting (n8n's start, imports, polling). docs/results/2026-11-30-versions-3-lanes-quiet.txt.
  */
-const LANES = lanesFromEnv('VERSIONS_LANES', 2);
+const LANES = lanesFromEnv('VERSIONS_LANES', 3);
 
 /** VERSIONS=<label>,…: only the runs whose labels start with one of these (while working on some); all when not set. */
 function selectedRuns(): typeof SMOKE_RUNS {
