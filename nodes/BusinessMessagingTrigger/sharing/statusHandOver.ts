@@ -8,6 +8,7 @@ import { MESSAGE_STATUS_EVENT } from '../events';
 import { triggerScope } from './scope';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
+import { doLater } from './later';
 import { processMemory } from './registry';
 import { RESUMED, StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
 
@@ -225,30 +226,33 @@ const FOLLOW_UP_PAUSES_MS: Array<[number, number]> = [
 const followingUp = processMemory<Record<string, number[]>>();
 
 function followUp(context: IWebhookFunctions, via: ViaWaitsWebhook, book: StatusBook, wait: StatusWait, watch: StatusWatch, counts: Record<string, number[]>): void {
-	const key = `${triggerScope(context)}/${watch.id}`;
+	const key = `follow-up ${triggerScope(context)}/${watch.id}`;
 	const pending = followingUp.get(key);
 	if (pending) return mergeCounts(pending, counts);
 	const statuses: Record<string, number[]> = {};
 	mergeCounts(statuses, counts);
 	followingUp.set(key, statuses);
-	void (async () => {
-		try {
-			for (const [least, most] of FOLLOW_UP_PAUSES_MS) {
-				await sleep(least + Math.random() * (most - least));
+	const countAgain = (pause: number): void => {
+		const [least, most] = FOLLOW_UP_PAUSES_MS[pause];
+		doLater(key, {
+			at: Date.now() + least + Math.random() * (most - least),
+			logger: context.logger,
+			what: 'count a status wait again',
+			run: async () => {
 				// Forgotten (a restart, in tests): stop.
 				if (followingUp.get(key) !== statuses) return;
-				const again = await recount(context, via.url, watch, statuses);
-				if (!again?.live) break;
-				if (again.complete) {
-					await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via);
-					break;
+				let more = false;
+				try {
+					const again = await recount(context, via.url, watch, statuses);
+					if (!again?.live) return;
+					if (again.complete) return void (await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses: again.statuses ?? {} }, Date.now(), via));
+					more = pause + 1 < FOLLOW_UP_PAUSES_MS.length;
+					if (more) countAgain(pause + 1);
+				} finally {
+					if (!more && followingUp.get(key) === statuses) followingUp.delete(key);
 				}
-			}
-		} catch (error) {
-			// No request waits for this: a rejection nobody catches would end n8n's process.
-			context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
-		} finally {
-			if (followingUp.get(key) === statuses) followingUp.delete(key);
-		}
-	})();
+			},
+		});
+	};
+	countAgain(0);
 }

@@ -1,10 +1,11 @@
-import { type IDataObject, type IWebhookFunctions, sleep } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { signatureHeaders } from '../../../credentials/webhookSignature';
 import { LIMIT_FALLBACK_MS, STATUS_SUMMARY_TYPE, WAITS_MESSAGE_TYPE } from '../../shared/sharing';
 import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { handToRun, oneAtATime } from './handOver';
+import { doLater, isPending, type Later } from './later';
 import { processMemory } from './registry';
 import { AT_LIMIT, type StatusBook } from './statusWaits';
 
@@ -18,65 +19,42 @@ import { AT_LIMIT, type StatusBook } from './statusWaits';
  * with what the node knew when it began to wait.
  */
 
-/** How often this process looks for limits that passed. */
-const TICK_MS = 1000;
 /** A hand-over that could not be made (n8n busy, restarting) is tried again after this, until shortly before n8n's own resume. */
 const RETRY_MS = 5000;
 const LAST_TRY_BEFORE_FALLBACK_MS = 20_000;
 
-/** The limits this process keeps, per trigger and watch: when, and what to do then. */
-const limits = processMemory<{ at: number; fire: () => Promise<void> }>();
 /** Limits this process acted on, with when: not kept again when a later request still shows the wait live. */
 const actedOn = processMemory<number>();
-let ticking = false;
-
-/** One loop per process, while it keeps a limit: it ends with the last one (tests forget them, as a restart does). */
-async function tick(): Promise<void> {
-	ticking = true;
-	try {
-		while (limits.size > 0) {
-			await sleep(TICK_MS);
-			const now = Date.now();
-			for (const [key, limit] of limits) {
-				if (limit.at > now) continue;
-				limits.delete(key);
-				actedOn.set(key, now);
-				void limit.fire();
-			}
-			for (const [key, at] of actedOn) if (now - at > 2 * LIMIT_FALLBACK_MS) actedOn.delete(key);
-		}
-	} finally {
-		ticking = false;
-	}
-}
 
 /**
  * Keeps the limits of the live waits of `book` that this process does not keep yet (any request of the waits
  * webhook): at each, it asks the waits webhook to hand the run what was counted (`statusLimit` below).
  */
 export function keepStatusLimits(context: IWebhookFunctions, scope: string, book: StatusBook, secret: string): void {
+	const now = Date.now();
+	for (const [key, at] of actedOn) if (now - at > 2 * LIMIT_FALLBACK_MS) actedOn.delete(key);
 	for (const watch of book.watches.live()) {
 		const wait = book.waits.get(watch.wait);
-		const key = `${scope}/${watch.id}`;
-		if (!wait || limits.has(key) || actedOn.has(key)) continue;
+		const key = `limit ${scope}/${watch.id}`;
+		if (!wait || isPending(key) || actedOn.has(key)) continue;
 		// Read now: n8n evaluates the address with what the request holds (endpoint.ts, WAITS_WEBHOOK).
 		const url = context.getNodeWebhookUrl('setup');
 		if (!url) return;
 		const giveUpAt = wait.until + LIMIT_FALLBACK_MS - LAST_TRY_BEFORE_FALLBACK_MS;
-		const fire = async (): Promise<void> => {
-			const failed = await askAtLimit(context, url, secret, watch.id);
-			if (failed === undefined) return;
-			// Tried again from the same loop, so that a restart (tests: forgetRegistrations) stops it too.
-			if (Date.now() + RETRY_MS < giveUpAt) return keep(key, Date.now() + RETRY_MS, fire);
-			context.logger.warn(`Business Messaging Trigger: could not hand a run the statuses counted at its Limit Wait Time (${failed}); n8n resumes it itself, with what was known when it began to wait`);
-		};
-		keep(key, wait.until, fire);
+		const atLimit = (at: number): Later => ({
+			at,
+			logger: context.logger,
+			what: 'hand a run the statuses counted at its Limit Wait Time',
+			run: async () => {
+				actedOn.set(key, Date.now());
+				const failed = await askAtLimit(context, url, secret, watch.id);
+				if (failed === undefined) return;
+				if (Date.now() + RETRY_MS < giveUpAt) return doLater(key, atLimit(Date.now() + RETRY_MS));
+				context.logger.warn(`Business Messaging Trigger: could not hand a run the statuses counted at its Limit Wait Time (${failed}); n8n resumes it itself, with what was known when it began to wait`);
+			},
+		});
+		doLater(key, atLimit(wait.until));
 	}
-}
-
-function keep(key: string, at: number, fire: () => Promise<void>): void {
-	limits.set(key, { at, fire });
-	if (!ticking) void tick();
 }
 
 /** Asks the waits webhook to hand over at the limit; why it could not, or undefined when done. */
