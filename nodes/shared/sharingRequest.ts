@@ -45,7 +45,7 @@ export function jsonOf(body: unknown): IDataObject {
 
 type HttpRequest = (options: IHttpRequestOptions) => Promise<unknown>;
 
-/** One signed request to the sharing trigger; throws when nothing answered. */
+/** One signed request to the sharing trigger; throws when the trigger did not answer. */
 export async function askSharingTrigger(httpRequest: HttpRequest, url: string, secret: string, request: WaitsRequest): Promise<{ statusCode: number; answer: IDataObject }> {
 	const body = JSON.stringify(request);
 	const timestamp = String(Math.floor(Date.now() / 1000));
@@ -63,7 +63,11 @@ export async function askSharingTrigger(httpRequest: HttpRequest, url: string, s
 		ignoreHttpStatusErrors: true,
 		timeout: REQUEST_TIMEOUT_MS,
 	})) as { statusCode: number; body: unknown };
-	return { statusCode: res.statusCode, answer: jsonOf(res.body) };
+	const answer = jsonOf(res.body);
+	// The trigger's every 200 names its workflow (endpoint.ts). n8n's own 200 while its database is not ready
+	// ("n8n is starting up. Please wait") is no answer of the trigger: taken as one, a count or a hand-over was lost.
+	if (res.statusCode === 200 && typeof answer.workflow !== 'object') throw new Error('n8n answered for the trigger (is n8n starting up?)');
+	return { statusCode: res.statusCode, answer };
 }
 
 /**

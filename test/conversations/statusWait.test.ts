@@ -192,6 +192,25 @@ test('after a restart during the wait, the next request of the trigger keeps the
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
 });
 
+test('at Limit Wait Time, n8n answering 200 "n8n is starting up" (its database not ready) is no hand-over: the trigger asks again and the run is handed its summary', async () => {
+	const run = await send({ statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
+	expect(run.run.status).toBe('waiting');
+	// Nothing else asks the waits webhook before the limit: no status comes.
+	standIn.set({ startingUpFor: 1 });
+	const [call] = await postedSoon(1, 20_000);
+	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false });
+	expect(standIn.answers.filter((a) => (a.body as IDataObject)?.handed === true)).toHaveLength(1);
+});
+
+test('a status whose count n8n itself answers 200 "n8n is starting up" (a webhook process whose database is not ready) is answered 503, not 200, so the service sends it again; the retry is counted', async () => {
+	const run = await send({ statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
+	standIn.set({ startingUpFor: 1 });
+	expect(await report(ids()[0], 'delivered')).toBe(503);
+	expect(await report(ids()[0], 'delivered')).toBe(200);
+	const [call] = await postedSoon(1, 20_000);
+	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
+});
+
 test('at Limit Wait Time, a run n8n could not take the summary for (500) is handed it again', async () => {
 	let refused = 0;
 	const answer = standIn.answerResume;

@@ -15,6 +15,7 @@ import { forgetWebhookSecrets } from '../../nodes/shared/webhookSecret';
 import { WAITS_PATH } from '../../nodes/shared/sharing';
 import { TriggerHarness, type WebhookOutcome } from './webhook';
 import type { Sandbox } from '../../tools/sandbox';
+import { N8N_STARTING_UP_ANSWER } from '../../tools/n8n/n8n';
 
 export interface ResumeCall {
 	method: string;
@@ -34,8 +35,12 @@ export interface TriggerStandIn {
 	resumes: ResumeCall[];
 	/** How the resume address answers (default 200 `{"outcome":"resumed"}`, then 409 to n8n's probe). */
 	answerResume: (call: ResumeCall) => { status: number; body: unknown };
-	/** Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data kept). */
-	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters }): void;
+	/**
+	 * Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data
+	 * kept); `startingUpFor`: the next requests of its waits webhook get what n8n answers while its database is not
+	 * ready (200 "n8n is starting up. Please wait").
+	 */
+	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters; startingUpFor?: number }): void;
 	stop(): Promise<void>;
 }
 
@@ -50,6 +55,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	forgetRegistrations();
 	forgetWebhookSecrets();
 	let active = true;
+	let startingUpFor = 0;
 	// Made once the server listens: the trigger also calls its own waits webhook (a status wait's recount).
 	let trigger!: TriggerHarness;
 	const answers: WebhookOutcome[] = [];
@@ -72,6 +78,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		},
 		set(options) {
 			if (options.active !== undefined) active = options.active;
+			if (options.startingUpFor !== undefined) startingUpFor = options.startingUpFor;
 			if (options.credentials || options.parameters) {
 				forgetWebhookSecrets();
 				parameters = { ...parameters, ...options.parameters };
@@ -88,6 +95,11 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		void (async () => {
 			const body = await readAll(req);
 			const path = (req.url ?? '').split('?')[0];
+			if (path === `/webhook/${WAITS_PATH}` && startingUpFor > 0) {
+				startingUpFor--;
+				res.writeHead(200, { 'content-type': 'text/html' }).end(N8N_STARTING_UP_ANSWER);
+				return;
+			}
 			if (path === `/webhook/${WAITS_PATH}` && req.method === 'POST' && active) {
 				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body, path });
 				answers.push(outcome);
