@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../tools/sandbox/index';
-import { call, multipart, startReceiver, waitFor, webhookSignatureValid, type Receiver } from './test-helpers';
+import { call, multipart, startReceiver, startSandboxCli, waitFor, webhookSignatureValid, type Receiver } from './test-helpers';
 
 async function control(base: string, method: string, path: string, body?: unknown) {
 	const res = await request(`${base}/_sandbox${path}`, {
@@ -102,39 +100,31 @@ describe('control API', () => {
 
 describe('CLI', () => {
 	test('prints the listening line first, serves, and stops cleanly on SIGTERM', async () => {
-		const tsxCli = require.resolve('tsx/cli');
-		const child = spawn(process.execPath, [tsxCli, join(__dirname, '../../tools/sandbox/cli.ts'), '--port', '0', '--templates', '7', '--time-scale', '1000'], { stdio: ['ignore', 'pipe', 'pipe'] });
-		let out = '';
-		let err = '';
-		child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-		child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+		const { child, out, exited } = startSandboxCli(['--port', '0', '--templates', '7', '--time-scale', '1000']);
 		try {
-			await waitFor(() => out.includes('Control API'), 20_000);
-			const first = out.split('\n')[0];
+			await waitFor(() => out.text.includes('Control API'), 20_000);
+			const first = out.text.split('\n')[0];
 			expect(first).toMatch(/^sandbox listening on http:\/\/127\.0\.0\.1:\d+$/);
 			const base = first.slice('sandbox listening on '.length);
-			expect(out).toContain(`Client ID:       ${SANDBOX_CREDENTIALS.clientId}`);
+			expect(out.text).toContain(`Client ID:       ${SANDBOX_CREDENTIALS.clientId}`);
 			const r = await call(base, { path: '/templates', query: 'searchTerm=0007' });
 			expect(r.json.meta.total).toBe(1);
-			await waitFor(() => out.includes('GET /templates?searchTerm=0007 -> 200'));
+			await waitFor(() => out.text.includes('GET /templates?searchTerm=0007 -> 200'));
 			// Request log lines never carry a secret.
-			const logLines = out.split('\n').filter((l) => l.startsWith('[sandbox]')).join('\n');
+			const logLines = out.text.split('\n').filter((l) => l.startsWith('[sandbox]')).join('\n');
 			expect(logLines).not.toContain(SANDBOX_CREDENTIALS.clientSecret);
 			expect(logLines).not.toContain(SANDBOX_CREDENTIALS.webhookSecret);
 		} finally {
 			child.kill('SIGTERM');
 		}
 		expect(await exited).toBe(0);
-		expect(err).not.toContain('SENTINEL');
+		expect(out.err).not.toContain('SENTINEL');
 	});
 
 	test('rejects an unknown option', async () => {
-		const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '../../tools/sandbox/cli.ts'), '--bogus', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
-		let err = '';
-		child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-		const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-		expect(code).toBe(1);
-		expect(err).toMatch(/Unknown option --bogus/);
+		const { out, exited } = startSandboxCli(['--bogus', '1']);
+		expect(await exited).toBe(1);
+		expect(out.err).toMatch(/Unknown option --bogus/);
 	});
 });
+

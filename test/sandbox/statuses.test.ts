@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +5,7 @@ import { request } from 'undici';
 import { verifySignature } from '../../credentials/webhookSignature';
 import { ManualClock, SANDBOX_CREDENTIALS, startSandbox, type Sandbox } from '../../tools/sandbox/index';
 import { SandboxProcess } from '../../tools/n8n/sandbox';
-import { call, multipart, startReceiver, useManualSandboxes, waitFor, type ReceivedWebhook, type Receiver } from './test-helpers';
+import { call, multipart, startReceiver, startSandboxCli, useManualSandboxes, waitFor, type ReceivedWebhook, type Receiver } from './test-helpers';
 
 const Q = 'phone_number_id=100200300';
 const CUSTOMER = '+15551234567';
@@ -220,14 +219,7 @@ describe('control API for statuses', () => {
 });
 
 describe('CLI', () => {
-	function startCli(args: string[]) {
-		const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '../../tools/sandbox/cli.ts'), '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-		const out = { text: '', err: '' };
-		child.stdout.on('data', (c: Buffer) => (out.text += c.toString()));
-		child.stderr.on('data', (c: Buffer) => (out.err += c.toString()));
-		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-		return { child, out, exited };
-	}
+	const startCli = (args: string[]) => startSandboxCli(['--port', '0', ...args]);
 
 	test('reports statuses by default: sent at once, delivered after 2 s, read after 10 s', async () => {
 		const rx = await startReceiver([200]);

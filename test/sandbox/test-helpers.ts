@@ -2,9 +2,11 @@
  * Test helpers: a signed client that computes signatures with node:crypto directly (never with the
  * sandbox's or the package's code), a multipart builder with known bytes, and a scripted webhook receiver.
  */
+import { spawn } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { ManualClock, SANDBOX_CREDENTIALS, startSandbox, type Sandbox, type SandboxOptions } from '../../tools/sandbox/index';
 
@@ -171,4 +173,18 @@ export async function waitFor(cond: () => boolean, timeoutMs = 5000): Promise<vo
 		if (Date.now() > end) throw new Error('waitFor: timed out');
 		await new Promise((r) => setTimeout(r, 5));
 	}
+}
+
+/**
+ * The sandbox's CLI as `npm run sandbox` starts it (`node --import tsx`): one process, so a SIGTERM reaches its
+ * own handler. (Through tsx's CLI, a parent relays the signal and gives the child 30 ms to confirm it, then kills
+ * it: on a busy machine the sandbox exited 143.)
+ */
+export function startSandboxCli(args: string[]) {
+	const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../../tools/sandbox/cli.ts'), ...args], { cwd: join(__dirname, '../..'), stdio: ['ignore', 'pipe', 'pipe'] });
+	const out = { text: '', err: '' };
+	child.stdout.on('data', (c: Buffer) => (out.text += c.toString()));
+	child.stderr.on('data', (c: Buffer) => (out.err += c.toString()));
+	const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+	return { child, out, exited };
 }
