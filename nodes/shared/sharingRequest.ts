@@ -66,7 +66,7 @@ export async function askSharingTrigger(httpRequest: HttpRequest, url: string, s
 	const answer = jsonOf(res.body);
 	// The trigger's every 200 names its workflow (endpoint.ts). n8n's own 200 while its database is not ready
 	// ("n8n is starting up. Please wait") is no answer of the trigger: taken as one, a count or a hand-over was lost.
-	if (res.statusCode === 200 && typeof answer.workflow !== 'object') throw new Error('n8n answered for the trigger (is n8n starting up?)');
+	if (res.statusCode === 200 && typeof answer.workflow !== 'object') throw new Error('n8n answered instead of the trigger (is n8n starting up?)');
 	return { statusCode: res.statusCode, answer };
 }
 
