@@ -195,17 +195,21 @@ test('after a restart during the wait, the next request of the trigger keeps the
 test('at Limit Wait Time, n8n answering 200 "n8n is starting up" (its database not ready) is no hand-over: the trigger asks again and the run is handed its summary', async () => {
 	const run = await send({ statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
 	expect(run.run.status).toBe('waiting');
-	// Nothing else asks the waits webhook before the limit: no status comes.
-	standIn.set({ startingUpFor: 1 });
+	const limit = Date.now() + 3000;
+	standIn.set({ startingUp: true });
+	// Past the limit, with the limit's hand-over answered so (nothing else asks: no status comes).
+	await until(() => Date.now() > limit && standIn.startingUpAnswers > 0, 15_000);
+	standIn.set({ startingUp: false });
 	const [call] = await postedSoon(1, 20_000);
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false });
 	expect(standIn.answers.filter((a) => (a.body as IDataObject)?.handed === true)).toHaveLength(1);
 });
 
 test('a status whose count n8n itself answers 200 "n8n is starting up" (a webhook process whose database is not ready) is answered 503, not 200, so the service sends it again; the retry is counted', async () => {
-	const run = await send({ statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
-	standIn.set({ startingUpFor: 1 });
+	const run = await send({ statusWaitLimit: 0.15, statusWaitUnit: 'minutes' });
+	standIn.set({ startingUp: true });
 	expect(await report(ids()[0], 'delivered')).toBe(503);
+	standIn.set({ startingUp: false });
 	expect(await report(ids()[0], 'delivered')).toBe(200);
 	const [call] = await postedSoon(1, 20_000);
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });

@@ -37,10 +37,12 @@ export interface TriggerStandIn {
 	answerResume: (call: ResumeCall) => { status: number; body: unknown };
 	/**
 	 * Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data
-	 * kept); `startingUpFor`: the next requests of its waits webhook get what n8n answers while its database is not
-	 * ready (200 "n8n is starting up. Please wait").
+	 * kept); `startingUp`: its waits webhook gets what n8n answers while its database is not ready (200 "n8n is
+	 * starting up. Please wait"), until turned off.
 	 */
-	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters; startingUpFor?: number }): void;
+	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters; startingUp?: boolean }): void;
+	/** How many requests of the waits webhook got n8n's "starting up" answer. */
+	startingUpAnswers: number;
 	stop(): Promise<void>;
 }
 
@@ -55,7 +57,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	forgetRegistrations();
 	forgetWebhookSecrets();
 	let active = true;
-	let startingUpFor = 0;
+	let startingUp = false;
 	// Made once the server listens: the trigger also calls its own waits webhook (a status wait's recount).
 	let trigger!: TriggerHarness;
 	const answers: WebhookOutcome[] = [];
@@ -71,6 +73,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		answers,
 		events,
 		resumes,
+		startingUpAnswers: 0,
 		answerResume: (call) => {
 			if (call.method === 'GET') return resumed ? { status: 409, body: { message: 'running already' } } : { status: 200, body: { outcome: 'waiting' } };
 			resumed = true;
@@ -78,7 +81,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		},
 		set(options) {
 			if (options.active !== undefined) active = options.active;
-			if (options.startingUpFor !== undefined) startingUpFor = options.startingUpFor;
+			if (options.startingUp !== undefined) startingUp = options.startingUp;
 			if (options.credentials || options.parameters) {
 				forgetWebhookSecrets();
 				parameters = { ...parameters, ...options.parameters };
@@ -95,8 +98,8 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		void (async () => {
 			const body = await readAll(req);
 			const path = (req.url ?? '').split('?')[0];
-			if (path === `/webhook/${WAITS_PATH}` && startingUpFor > 0) {
-				startingUpFor--;
+			if (path === `/webhook/${WAITS_PATH}` && startingUp) {
+				standIn.startingUpAnswers++;
 				res.writeHead(200, { 'content-type': 'text/html' }).end(N8N_STARTING_UP_ANSWER);
 				return;
 			}
