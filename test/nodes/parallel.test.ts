@@ -81,8 +81,9 @@ test('Max Messages per Second spreads the sends of all workers: no second holds 
 	expect(result.error).toBeUndefined();
 	expect(sandbox.messages).toHaveLength(25);
 	const times = sandbox.requests.map((request) => at(request.receivedAt)).sort((a, b) => a - b);
-	// 25 sends at 10 per second take at least 2.4 s from the first to the last.
-	expect(times[24] - times[0]).toBeGreaterThanOrEqual(2300);
+	// 25 sends at 10 per second go out over 2.4 s from the first to the last; their arrivals jitter on a busy
+	// machine (2232 ms once beside the e2e suites), unpaced they all come within a few tens of ms.
+	expect(times[24] - times[0]).toBeGreaterThanOrEqual(2000);
 	for (const start of times) {
 		expect(times.filter((t) => t >= start && t < start + 1000).length).toBeLessThanOrEqual(11);
 	}
