@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): lint as n8n's verification does, type-check, the package built and
 # packed once, the release checks (workflows, lint set-up, lock, docs, the packed tarball and n8n's scanner),
-# the trigger's own use of Node on the other Node versions; then side by side the unit and in-process workflow
-# tests, the install by name through Community Nodes, the editor in a browser and the demo stopped with Ctrl-C;
-# then side by side the end-to-end suite in a real n8n (2.41.1) and the smoke on the other n8n versions (and on
-# 2.41.1 under the recommended expression setting); then the same package in n8n's queue mode, and n8n killed
-# or stalled mid-burst (the fault suite, also under the recommended expression setting).
+# the trigger's own use of Node on the other Node versions; then side by side the end-to-end suite in a real
+# n8n (2.41.1), the unit and in-process workflow tests, the install by name through Community Nodes, the editor
+# in a browser and the demo stopped with Ctrl-C; then the smoke on the other n8n versions (and on 2.41.1 under
+# the recommended expression setting), the same package in n8n's queue mode, and n8n killed or stalled
+# mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,17 +38,16 @@ PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
-# Side by side, in two rounds that each keep about one of the 2 cores busy (measured: docs/results/): first jest
-# and the suites that mostly wait on a registry, a browser, a terminal; then the two suites that drive real
-# n8n's, whose checks have time bounds and so do not start beside the first round's n8n and npm installs.
+# Side by side: jest and the suites that mostly wait (on n8n, a registry, a browser, a terminal); together they
+# keep about one of the 2 cores busy. Then the smoke on the other n8n versions, its three runs at once: beside
+# the first round its status-wait checks missed their time bounds (docs/results/2026-11-30-side-by-side-trial-2.txt).
 together \
+	"end-to-end in a real n8n" "npm run --silent test:e2e" \
 	"$jest_name" "$jest_command" \
 	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
 	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
 	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
-together \
-	"end-to-end in a real n8n" "npm run --silent test:e2e" \
-	"smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" "npm run --silent test:versions"
+step "smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" npm run --silent test:versions
 step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" npm run --silent test:queue
 # RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
 faults_suite=(test:faults)
