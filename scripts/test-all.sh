@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): lint as n8n's verification does, type-check, the package built and
-# packed once, the release checks (workflows, lint set-up, lock, docs, the packed tarball and n8n's scanner),
-# the trigger's own use of Node on the other Node versions; then side by side the end-to-end suite in a real
-# n8n (2.41.1), the unit and in-process workflow tests, the install by name through Community Nodes, the editor
-# in a browser and the demo stopped with Ctrl-C; then the smoke on the other n8n versions (and on 2.41.1 under
-# the recommended expression setting), the same package in n8n's queue mode, and n8n killed or stalled
-# mid-burst (the fault suite, also under the recommended expression setting).
+# The README's test command (`npm test`): lint as n8n's verification does, type-check, the unit and
+# in-process workflow tests, the package built and packed once, the release checks (workflows, lint set-up,
+# lock, docs, the packed tarball and n8n's scanner), the trigger's own use of Node on the other Node versions;
+# then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
+# the editor in a browser and the demo stopped with Ctrl-C; then a smoke on the other n8n versions (and on
+# 2.41.1 under the recommended expression setting), the same package in n8n's queue mode, and n8n killed or
+# stalled mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,12 +24,8 @@ fi
 step "lint (n8n-node lint)" npm run --silent lint
 step "type check" npm run --silent typecheck
 # One worker per core: jest's default leaves one core idle (on CI's 2 cores, one worker), and its tests mostly wait on sockets and timers.
-jest_command="npx jest --ci --maxWorkers=100%"
-jest_name="unit and workflow tests (jest)"
-if [ "$quick" = --quick ]; then
-	step "$jest_name" $jest_command
-	exit 0
-fi
+step "unit and workflow tests (jest)" npx jest --ci --maxWorkers=100%
+if [ "$quick" = --quick ]; then exit 0; fi
 # Built and packed once, for every suite below: they install this tarball (two builds at once in one folder
 # would remove each other's dist). tools/n8n/n8n.ts reads PACKED_TARBALL.
 steps_dir
@@ -38,12 +34,9 @@ PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
-# Side by side: jest and the suites that mostly wait (on n8n, a registry, a browser, a terminal); together they
-# keep about one of the 2 cores busy. Then the smoke on the other n8n versions, its three runs at once: beside
-# the first round its status-wait checks missed their time bounds (docs/results/2026-11-30-side-by-side-trial-2.txt).
+# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
 together \
 	"end-to-end in a real n8n" "npm run --silent test:e2e" \
-	"$jest_name" "$jest_command" \
 	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
 	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
 	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
