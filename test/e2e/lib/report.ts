@@ -9,7 +9,11 @@ export interface Check {
 	timeoutMs?: number;
 }
 
-export function createReporter(out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)) {
+/**
+ * `timedFromMs`: a check that took at least this long is followed by a line with its time (`#   took 12.3 s`), so a
+ * run's output says where its time went (issue 50).
+ */
+export function createReporter(out: (line: string) => void = (line) => process.stdout.write(`${line}\n`), timedFromMs = 5000) {
 	let passed = 0;
 	let failed = 0;
 	const result = (name: string, ok: boolean, detail?: string) => {
@@ -22,6 +26,7 @@ export function createReporter(out: (line: string) => void = (line) => process.s
 	const run = async (check: Check) => {
 		if (only && !only.test(check.name)) return;
 		const timeout = check.timeoutMs ?? 120_000;
+		const started = Date.now();
 		let timer: NodeJS.Timeout | undefined;
 		try {
 			await Promise.race([
@@ -35,6 +40,8 @@ export function createReporter(out: (line: string) => void = (line) => process.s
 			result(check.name, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
 		} finally {
 			clearTimeout(timer);
+			const took = Date.now() - started;
+			if (took >= timedFromMs) out(`#   took ${(took / 1000).toFixed(1)} s`);
 		}
 	};
 	return { result, run, totals: () => ({ passed, failed }) };
