@@ -202,7 +202,10 @@ test('at Limit Wait Time, n8n answering 200 "n8n is starting up" (its database n
 	standIn.set({ startingUp: false });
 	const [call] = await postedSoon(1, 20_000);
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false });
-	expect(standIn.answers.filter((a) => (a.body as IDataObject)?.handed === true)).toHaveLength(1);
+	// The waits webhook answers the hand-over once the run took it: after the POST above.
+	const handed = () => standIn.answers.filter((a) => (a.body as IDataObject)?.handed === true);
+	await until(() => handed().length > 0);
+	expect(handed()).toHaveLength(1);
 });
 
 test('a status whose count n8n itself answers 200 "n8n is starting up" (a webhook process whose database is not ready) is answered 503, not 200, so the service sends it again; the retry is counted', async () => {

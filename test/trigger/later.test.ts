@@ -29,8 +29,8 @@ test('work runs once, at its time and not before; the one asked for last under a
 	expect(isPending('a')).toBe(true);
 	await pause(1500);
 	expect(ran.map((r) => r.replace(/ at .*/, ''))).toEqual(['a', 'b']);
-	// Due sooner than the loop's longest sleep (1 s): on time, not at the next whole second (700 ms late).
-	expect(Number(/\+(\d+) ms/.exec(ran[0])![1])).toBeLessThan(500);
+	// Due sooner than the loop's longest sleep (1 s): on time, not at the next whole second (700 ms late; 600 leaves room for a busy machine).
+	expect(Number(/\+(\d+) ms/.exec(ran[0])![1])).toBeLessThan(600);
 	expect(isPending('a') || isPending('b')).toBe(false);
 });
 
