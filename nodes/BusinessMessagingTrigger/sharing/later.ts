@@ -5,7 +5,7 @@ import { processMemory } from './registry';
 /**
  * Work this process does at a time of its own, after the request that asked for it ended (a status wait's limit,
  * the follow-up counts of a burst): one loop per process runs each piece when due. Nothing awaits the work, so
- * what it throws is logged here: a rejection nobody catches ends n8n's process. Kept in memory only, so a restart
+ * what it throws is logged here (a rejection nobody catches would end n8n). Kept in memory only: a restart
  * forgets it (tests: forgetRegistrations).
  */
 export interface Later {
