@@ -1,13 +1,11 @@
 # step NAME COMMAND...: runs one step of `npm test` and ends it with a line that says how it went:
 # "== NAME: passed (N s)", or "== NAME: FAILED (exit N)" and then the whole run stops with that code.
-# together NAME COMMAND ...: steps side by side (see below); a COMMAND may itself run steps in turn with `step`.
+# together NAME COMMAND ...: steps side by side (see below).
 # background NAME COMMAND...: starts COMMAND now, beside the steps, its output in a log file (the steps that
 # need what it does wait for it themselves); it is stopped if the run ends first.
 # steps_table: one line per step and background command with its result, wall time and CPU time (user +
 # system of its processes; above the wall time when they used both cores). test-all.sh prints it at exit.
-# Kept when a side-by-side command sources this file again to run steps in turn (see together).
-STEPS_DIR=${STEPS_DIR:-}
-STEPS_SCRIPT=${BASH_SOURCE[0]}
+STEPS_DIR=
 STEPS_STARTED=$SECONDS
 STEPS_ROWS=()
 STEPS_BACKGROUND=()
@@ -45,8 +43,6 @@ step() {
 	local result=passed
 	[ "$code" -eq 0 ] || result=FAILED
 	STEPS_ROWS+=("$name|$result|$((SECONDS - started))|$(steps_cpu "$times")")
-	# A step run in turn beside others: its row goes to the run's table through together.
-	[ -z "${STEPS_LANE_ROWS:-}" ] || echo "${STEPS_ROWS[-1]}" >> "$STEPS_LANE_ROWS"
 	if [ "$code" -ne 0 ]; then
 		echo "== $name: FAILED (exit $code)"
 		exit "$code"
@@ -56,8 +52,7 @@ step() {
 # together NAME COMMAND [NAME COMMAND ...]: steps side by side, for suites that mostly wait (on n8n, a browser,
 # a registry) and so share 2 cores well. COMMAND is a string run by bash. Each step's output goes to a log,
 # printed whole under its "== NAME" line when the step ends, then its passed or FAILED line; when every one
-# has ended, a failed one stops the run with its exit code, as `step` does. A COMMAND that runs steps in turn
-# (`step A ... && step B ...`, this file loaded) puts a row for each of them in the table instead of its own.
+# has ended, a failed one stops the run with its exit code, as `step` does.
 together() {
 	steps_dir
 	local -A name_of=() dir_of=()
@@ -69,7 +64,7 @@ together() {
 		(
 			set +e
 			started=$SECONDS
-			STEPS_DIR=$dir STEPS_LANE_ROWS="$dir/rows" bash -c "source '$STEPS_SCRIPT'; $2" > "$dir/log" 2>&1
+			bash -c "$2" > "$dir/log" 2>&1
 			code=$?
 			times > "$dir/times"
 			echo "$code $((SECONDS - started))" > "$dir/status"
@@ -82,7 +77,7 @@ together() {
 	local joined
 	printf -v joined '%s; ' "${names[@]}"
 	echo "== side by side (each one's output follows when it ends): ${joined%; }"
-	local remaining=${#name_of[@]} code wall result name cpu
+	local remaining=${#name_of[@]} code wall result
 	while [ "$remaining" -gt 0 ]; do
 		# The first step whose status is written (bash's `wait -n` misses a job that ended before it is called).
 		pid=
@@ -104,11 +99,7 @@ together() {
 			echo "== ${name_of[$pid]}: FAILED (exit $code)"
 			[ "$first_code" -ne 0 ] || first_code=$code
 		fi
-		if [ -s "$dir/rows" ]; then
-			while IFS='|' read -r name result wall cpu; do STEPS_ROWS+=("$name (side by side, in turn)|$result|$wall|$cpu"); done < "$dir/rows"
-		else
-			STEPS_ROWS+=("${name_of[$pid]} (side by side)|$result|$wall|$(steps_cpu "$dir/times")")
-		fi
+		STEPS_ROWS+=("${name_of[$pid]} (side by side)|$result|$wall|$(steps_cpu "$dir/times")")
 		unset "name_of[$pid]"
 	done
 	[ "$first_code" -eq 0 ] || exit "$first_code"

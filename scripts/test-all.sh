@@ -3,9 +3,9 @@
 # in-process workflow tests, the package built and packed once, the release checks (workflows, lint set-up,
 # lock, docs, the packed tarball and n8n's scanner), the trigger's own use of Node on the other Node versions;
 # then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
-# the demo stopped with Ctrl-C, and in turn the editor in a browser, the same package in n8n's queue mode and
-# a smoke on the other n8n versions (and on 2.41.1 under the recommended expression setting); then n8n killed
-# or stalled mid-burst (the fault suite, also under the recommended expression setting).
+# the editor in a browser and the demo stopped with Ctrl-C; then a smoke on the other n8n versions (and on
+# 2.41.1 under the recommended expression setting), the same package in n8n's queue mode, and n8n killed or
+# stalled mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,17 +34,14 @@ PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
-# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side. The end-to-end suite
-# is the longest and uses about half a core: beside it, once the editor's suite ended, queue mode and then the
-# versions smoke take the rest, in turn (together, they would need more than the two cores).
-editor="n8n's editor in a browser (Chromium)"
-queue="queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side"
-versions="smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting"
+# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
 together \
 	"end-to-end in a real n8n" "npm run --silent test:e2e" \
 	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
-	"$editor, then queue mode, then the versions smoke" "step \"$editor\" npm run --silent test:ui && step \"$queue\" npm run --silent test:queue && step \"$versions\" npm run --silent test:versions" \
+	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
 	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
+step "smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" npm run --silent test:versions
+step "queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" npm run --silent test:queue
 # RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
 faults_suite=(test:faults)
 if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi

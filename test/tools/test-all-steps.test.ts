@@ -82,22 +82,6 @@ describe('npm test step lines', () => {
 		expect(table).toHaveLength(5);
 	});
 
-	it('steps in turn beside others: each has its lines and its own row; a failed one ends its turn and the run', () => {
-		const { status, lines } = runSteps(
-			`trap steps_table EXIT; together "waits" "sleep 1; echo waited" "in turn" "step first true && step second bash -c 'echo second out; exit 5' && step third true"; step "never" true`,
-		);
-		expect(status).toBe(5);
-		const turn = lines.slice(lines.indexOf('== in turn'));
-		expect(turn.slice(1, 6)).toEqual(['== first', expect.stringMatching(/^== first: passed \(\d+ s\)$/), '== second', 'second out', '== second: FAILED (exit 5)']);
-		expect(lines).not.toContain('== third');
-		expect(lines).not.toContain('== never');
-		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 2).map((row) => row.trim().replace(/\s+/g, ' '));
-		expect(table).toEqual(
-			expect.arrayContaining([expect.stringMatching(/^\d+ \d+ passed waits \(side by side\)$/), expect.stringMatching(/^\d+ \d+ passed first \(side by side, in turn\)$/), expect.stringMatching(/^\d+ \d+ FAILED second \(side by side, in turn\)$/)]),
-		);
-		expect(table).toHaveLength(4);
-	});
-
 	it('a background command still running when the run ends is stopped, with everything it started', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'bm-steps-'));
 		try {
