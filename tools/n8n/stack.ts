@@ -8,17 +8,10 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildAndPack, installN8n, N8n, type N8nCommand, n8nId, type Owner } from './n8n';
-import { inLanes } from './lanes';
 import { freePort, waitFor, withProgress } from './proc';
 import { SandboxProcess } from './sandbox';
 import type { Workflow } from './workflow';
 import { type CredentialRef, credentialEntry } from './workflows';
-
-/**
- * Workflows activated at once: n8n 2.41.1 publishes five at a time (N8N_WORKFLOW_PUBLICATION_CONCURRENCY), and
- * one after another each waited for the one before to be published; earlier versions register on the request.
- */
-const ACTIVATIONS_AT_ONCE = 5;
 
 export interface StackOptions {
 	/** Folder for the n8n user folder, the tarball and the logs. */
@@ -166,7 +159,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		await n8n.login();
 		await n8n.createApiKey();
 		lap('login and API key');
-		await inLanes(options.activate(workflows), ACTIVATIONS_AT_ONCE, async (id) => await n8n.activate(id));
+		for (const id of options.activate(workflows)) await n8n.activate(id);
 		lap('activate');
 		return { n8n, processes, sandbox, credential, credentialData, workflows, timings, stop };
 	} catch (error) {
