@@ -45,6 +45,15 @@ describe('fault injection', () => {
 		expect(sb.getOrder(1)!.status).toBe('pending');
 	});
 
+	test('phone narrows the fault to one recipient’s sends', async () => {
+		sb.injectFault({ status: 503, path: '/w/message/text', phone: '+15550000002' });
+		const send = (phone: string) => call(sb.url, { method: 'POST', path: '/w/message/text', query: 'phone_number_id=1', json: { phone, body: 'Hi' } });
+		expect((await send('+15550000001')).status).toBe(200);
+		expect((await send('+15550000002')).status).toBe(503);
+		expect((await send('+15550000002')).status).toBe(200);
+		expect(sb.messages.map((m) => m.phone)).toEqual(['+15550000001', '+15550000002']);
+	});
+
 	test('a delay then normal handling', async () => {
 		sb.injectFault({ delayMs: 600 });
 		sb.injectFault({ status: 503 });

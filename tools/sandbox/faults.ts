@@ -18,6 +18,8 @@ export interface FaultSpec {
 	method?: string;
 	/** Only requests whose path starts with this. */
 	path?: string;
+	/** Only requests whose JSON body's `phone` is this (one recipient's sends among others at the same moment). */
+	phone?: string;
 }
 
 interface ActiveFault extends FaultSpec {
@@ -53,8 +55,11 @@ export class FaultQueue {
 	}
 
 	/** The first fault that matches, used up by one; faults apply in the order they were added. */
-	take(method: string, path: string): FaultSpec | undefined {
-		const f = this.faults.find((x) => (!x.method || x.method.toUpperCase() === method.toUpperCase()) && (!x.path || path.startsWith(x.path)));
+	take(method: string, path: string, json?: unknown): FaultSpec | undefined {
+		const phone = (json as { phone?: unknown } | undefined)?.phone;
+		const f = this.faults.find(
+			(x) => (!x.method || x.method.toUpperCase() === method.toUpperCase()) && (!x.path || path.startsWith(x.path)) && (x.phone === undefined || x.phone === phone),
+		);
 		if (!f) return undefined;
 		if (--f.remaining <= 0) this.faults = this.faults.filter((x) => x !== f);
 		return f;

@@ -209,7 +209,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
 		const auth = checkRequestAuth({ headers: req.headers, rawQuery, body, isMultipart }, cfg);
 		record.authOk = auth.ok;
 
-		const fault = faults.take(method, path);
+		const fault = faults.take(method, path, record.json);
 		if (fault) {
 			if (fault.delayMs) await delay(fault.delayMs, undefined, { signal: stopping.signal }).catch(() => undefined);
 			if (fault.destroy) {
