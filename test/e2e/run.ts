@@ -101,13 +101,13 @@ function hasSupportBotAgent(n8n: N8n): boolean {
  * answers it), the credential test's messages (n8n passes on the package's), retry chains (they rest on
  * what n8n copies into a retry), the shipped support bot, chat replies (resumed, forged, across a SIGKILL and a
  * SIGTERM, and in a stall: n8n before 2.41 answers a resume before it writes it), status waits (read resumes,
- * the limit, a forged status, out of order and twice, Test Mode, the payment-reminder example: they rest on n8n's
- * waiting webhook and its wait; 500 recipients under the recommended setting: they rest on how fast n8n takes
- * webhook requests), the suites' execution lists
+ * the limit, a forged status, out of order and twice, before the wait, Test Mode, the payment-reminder example:
+ * they rest on n8n's waiting webhook and its wait, and on when n8n saves the trigger's static data; 500 recipients
+ * under the recommended setting: they rest on how fast n8n takes webhook requests), the suites' execution lists
  * seeing a run still running (they rest on what n8n's public API lists), no secret leaks.
  */
 const SMOKE_CHECKS =
-	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|statuses out of order|Test Mode|the message never read|500 recipients)|example \(payment reminder\)|execution lists:/;
+	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|statuses out of order|a fast service|Test Mode|the message never read|500 recipients)|example \(payment reminder\)|execution lists:/;
 
 /** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;

@@ -45,6 +45,10 @@ export const statusBulkWorkflow = (credential: CredentialRef): Workflow => statu
 
 export const STATUS_LIMIT_WORKFLOW = 'E2E: send texts and wait for read (30 s)';
 
+const FAST_SERVICE_WORKFLOW = 'E2E: send texts and wait for read (a fast service)';
+/** How much later than the other the sandbox answers one recipient's send in the fast-service check. */
+const LATE_ANSWER_MS = 4000;
+
 /** One run sending to its recipients and waiting for `read`, for 30 s: long enough for a delivered during the wait on a busy machine. */
 export const statusLimitWorkflow = (credential: CredentialRef): Workflow => statusWaitWorkflow('e2eStatusLimit30', STATUS_LIMIT_WORKFLOW, credential, 'e2e-status-limit-30', 'read', 0.5);
 
@@ -60,6 +64,7 @@ export function statusWaitWorkflows(credential: CredentialRef, testMode: { dryRu
 		// Long enough for a delivered during the wait, counted before the limit, on a busy machine too.
 		statusWorkflow(credential, 'Limit', 0.5),
 		statusBulkWorkflow(credential),
+		statusWaitWorkflow('e2eStatusFast', FAST_SERVICE_WORKFLOW, credential, 'e2e-status-fast', 'read'),
 		statusWaitWorkflow('e2eStatusDryRun', DRY_RUN_WORKFLOW, testMode.dryRun, 'e2e-status-dry-run', 'read'),
 		statusWaitWorkflow('e2eStatusRedirect', REDIRECT_WORKFLOW, testMode.redirect, 'e2e-status-redirect', 'read'),
 		...paymentReminderWorkflows(credential),
@@ -242,6 +247,46 @@ export function statusWaitChecks(stack: Stack): Check[] {
 				await new Promise((resolve) => setTimeout(resolve, 2000));
 				const again = await execution(n8n, s.workflow.id, s.executionId);
 				assertEqual(JSON.stringify(again?.data?.resultData.runData), JSON.stringify(run.data?.resultData.runData), 'the resumed run, unchanged');
+			},
+		},
+		{
+			name: 'status waits: a fast service — statuses that come before the run waits (while the node still sends) are kept: the run waits only for the status still missing, then goes on with every message read at the service’s times; the early ones also started the trigger’s workflow',
+			fn: async () => {
+				const [early, late] = [newCustomer(), newCustomer()];
+				// The early message is sent, delivered and read the moment the service accepts it; the late one is
+				// delivered at once and never read by itself. The late send is answered LATE_ANSWER_MS later, and the node
+				// names its messages to the trigger only once every send was answered: the early statuses come before.
+				await sandbox.setStatuses({ sentMs: 0, deliveredMs: 0, readMs: 0 }, early);
+				await sandbox.setStatuses({ sentMs: 0, deliveredMs: 0, readMs: null }, late);
+				await sandbox.fault({ delayMs: LATE_ANSWER_MS, path: '/w/message/text', phone: late });
+				const s = await toTrigger(async () => await startSendingTo(stack, byName(stack, FAST_SERVICE_WORKFLOW), [early, late]));
+				const [earlyId, lateId] = s.messageIds;
+				const sent = await sandbox.messages();
+				const lateAccepted = Date.parse(sent.find((m) => m.message_id === lateId)!.created_at);
+				for (const r of sent.find((m) => m.message_id === earlyId)!.statuses) {
+					const d = await sandbox.delivery(String(r.delivery_id));
+					assertEqual(d.attempts[0]?.status, 200, `the trigger’s answer to the early ${r.status}`);
+					// The case itself: the status reached n8n while the late send was still held.
+					assert(Date.parse(d.attempts[0].sentAt) < lateAccepted - LATE_ANSWER_MS / 2, `the early ${r.status} was sent at ${d.attempts[0].sentAt}, not well before the late message was accepted (${new Date(lateAccepted).toISOString()})`);
+				}
+				await stillWaiting(n8n, { ...s, phone: late, messageId: lateId }, 'every status but the late message’s read');
+				await report(lateId, 'read');
+				const run = await settledRun(n8n, s, 60_000);
+				assertEqual(run.status, 'success', 'status of the resumed run');
+				const reported = await sandbox.messages();
+				const items = nodeOutput(run, SEND_NODE);
+				for (const [i, id] of [earlyId, lateId].entries()) {
+					const at = (status: string) => reported.find((m) => m.message_id === id)!.statuses.find((r) => r.status === status)?.at;
+					const out = items[i] ?? {};
+					assertEqual(
+						[out.message_id, out.reached, out.status, out.deliveredAt, out.readAt],
+						[id, true, 'read', at('delivered'), at('read')],
+						`${i === 0 ? 'early' : 'late'} message: message_id, reached, status, deliveredAt, readAt`,
+					);
+				}
+				// When they came, nobody waited for the early statuses yet: each flowed to the trigger's workflow too.
+				const earlyRuns = (await triggerRuns(n8n, stack)).filter((e) => JSON.stringify(e.data ?? {}).includes(earlyId));
+				assertEqual(earlyRuns.length, 3, 'runs of the trigger’s workflow for the early message (sent, delivered, read)');
 			},
 		},
 		{
