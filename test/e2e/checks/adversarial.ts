@@ -1,6 +1,6 @@
 /**
  * Replays the trigger's adversarial cases (test/trigger/adversarial-cases.ts) over HTTP against a bare
- * trigger workflow's production URL in the running n8n, counting the executions each case starts.
+ * trigger workflow's production URL in the running n8n, finding the executions each case starts.
  *
  * Over HTTP n8n's clock cannot be set: cases whose `prior` delivery lies further back than the 300 s
  * signature window (it would be refused today, so the case would test something else) are skipped, and
@@ -16,7 +16,7 @@ import {
 	tally,
 	type WireRequest,
 } from '../../trigger/adversarial-cases';
-import type { N8n } from '../../../tools/n8n/n8n';
+import { type ExecutionSummary, type N8n, underWay } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
@@ -24,34 +24,26 @@ import type { Stack } from '../../../tools/n8n/stack';
 const SIGNATURE_WINDOW_SECONDS = 300;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-async function countExecutions(n8n: N8n, workflowId: string): Promise<number> {
-	const res = await n8n.api<{ data: unknown[]; nextCursor: string | null }>(
-		'GET',
-		`/executions?workflowId=${encodeURIComponent(workflowId)}&limit=250`,
-	);
-	return res.body.data.length;
-}
-
 async function send(url: string, request: WireRequest): Promise<{ status: number; text: string }> {
 	const res = await fetch(url, { method: 'POST', headers: request.headers, body: request.body });
 	return { status: res.status, text: await res.text() };
 }
 
-/** Waits until the execution count reaches `atLeast`, or `quietMs` passes without it. */
-async function settleCount(n8n: N8n, workflowId: string, atLeast: number, quietMs: number): Promise<number> {
-	try {
-		return await waitFor(
-			'executions',
-			async () => {
-				const n = await countExecutions(n8n, workflowId);
-				return n >= atLeast ? n : undefined;
-			},
-			quietMs,
-			150,
-		);
-	} catch {
-		return await countExecutions(n8n, workflowId);
-	}
+/** How long the runs are left to come after the last one expected: a forgery that started would show by then. */
+const QUIET_MS = 2000;
+
+/**
+ * The workflow's runs since `before`, finished (a running one may not hold its data yet): once `expected` are
+ * there (or 30 s passed), and again QUIET_MS after that, so a run nobody expected has time to show.
+ */
+async function newRuns(n8n: N8n, workflowId: string, before: Set<string>, expected: number): Promise<ExecutionSummary[]> {
+	const finished = async (atLeast: number) => {
+		const list = (await n8n.executions(workflowId, 250)).filter((e) => !before.has(e.id));
+		return list.length >= atLeast && !list.some((e) => underWay(e.status)) ? list : undefined;
+	};
+	await waitFor('the runs the cases start', async () => await finished(expected), 30_000, 300).catch(() => undefined);
+	await sleep(QUIET_MS);
+	return await waitFor('the runs to finish', async () => await finished(0), 30_000, 300);
 }
 
 async function untilNextSecond(): Promise<void> {
@@ -65,13 +57,18 @@ export function replayable(testCase: AdversarialCase): string | undefined {
 	return undefined;
 }
 
+/**
+ * Every case sent in turn, each answer checked as it comes; then the runs are counted once for all: each case's
+ * event carries its own message id (`adv-<case>-<run id>`), so a run belongs to the case whose id it holds, and a
+ * run that holds none (an unsigned body that is not an event, a handshake) is a forgery that started.
+ */
 export async function replayAdversarialCases(stack: Stack, url: string, workflowId: string): Promise<void> {
 	const { n8n, sandbox } = stack;
 	const runId = randomBytes(4).toString('hex');
-	const results: CaseResult[] = [];
+	const sent: Array<{ testCase: AdversarialCase; status: number; threw: boolean; priorRuns: number }> = [];
 	const bodies: string[] = [];
 	const skipped: string[] = [];
-	let expectedTotal = await countExecutions(n8n, workflowId);
+	const before = new Set((await n8n.executions(workflowId, 250)).map((e) => e.id));
 
 	for (const testCase of ADVERSARIAL_CASES) {
 		const reason = replayable(testCase);
@@ -93,18 +90,10 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 		}
 		let threw = false;
 		let status = 0;
-		let started = false;
 		try {
-			if (prior) {
-				await send(url, prior.request);
-				// The prior delivery may start one execution (it was genuine when it was sent).
-				expectedTotal = await settleCount(n8n, workflowId, expectedTotal + 1, 1500);
-			}
+			if (prior) await send(url, prior.request);
 			const answer = await send(url, request);
 			status = answer.status;
-			const after = await settleCount(n8n, workflowId, expectedTotal + 1, testCase.expect.started ? 10_000 : 800);
-			started = after > expectedTotal;
-			expectedTotal = after;
 			const wanted = expectedBody(testCase, runId);
 			if (wanted !== undefined) {
 				let got: unknown;
@@ -119,11 +108,25 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 			threw = true;
 			bodies.push(`${testCase.id}: ${String(error)}`);
 		}
-		results.push({ testCase, status, started, threw });
+		// A prior delivery within the window was genuine when it was sent: it starts a run of its own.
+		const priorRuns = testCase.prior && testCase.prior.secondsEarlier <= SIGNATURE_WINDOW_SECONDS ? 1 : 0;
+		sent.push({ testCase, status, threw, priorRuns });
 	}
 
+	const expected = sent.reduce((n, s) => n + s.priorRuns + (s.testCase.expect.started ? 1 : 0), 0);
+	const runs = (await newRuns(n8n, workflowId, before, expected)).map((e) => ({ id: e.id, data: JSON.stringify(e.data ?? {}) }));
+	const caseOf = (run: { data: string }) => sent.find((s) => run.data.includes(`adv-${s.testCase.id}-${runId}`));
+	const results: CaseResult[] = sent.map(({ testCase, status, threw, priorRuns }) => ({
+		testCase,
+		status,
+		threw,
+		started: runs.filter((run) => caseOf(run)?.testCase === testCase).length > priorRuns,
+	}));
+	const ofNoCase = runs.filter((r) => !caseOf(r));
+	for (const run of ofNoCase) bodies.push(`run ${run.id} holds no case's message id: ${run.data.slice(0, 200)}`);
+
 	const summary = tally(results);
-	const line = `tried ${summary.tried}, forged accepted ${summary.forgedAccepted}, genuine rejected ${summary.genuineRejected}, mismatches ${summary.mismatches.length}; skipped: ${skipped.join(', ') || 'none'}`;
+	const line = `tried ${summary.tried}, forged accepted ${summary.forgedAccepted}, genuine rejected ${summary.genuineRejected}, mismatches ${summary.mismatches.length}, runs ${runs.length} (${expected} expected, ${ofNoCase.length} of no case); skipped: ${skipped.join(', ') || 'none'}`;
 	process.stdout.write(`# adversarial replay: ${line}\n`);
 	assert(
 		summary.forgedAccepted === 0 && summary.genuineRejected === 0 && summary.mismatches.length === 0 && bodies.length === 0,
