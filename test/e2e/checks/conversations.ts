@@ -234,11 +234,18 @@ export function askOutput(run: ExecutionSummary, nodeName = ASK_NODE): Record<st
 export function conversationChecks(stack: Stack): Check[] {
 	const { n8n, sandbox } = stack;
 	let timeout: Question | undefined;
+	let chained: Question | undefined;
 	return [
 		{
-			name: 'conversations: Limit Wait Time — the question goes out and the run waits for the chat reply',
+			name: 'conversations: Limit Wait Time — the question goes out and the run waits for the chat reply; a chained question gets the reply to its first, and waits for the second',
 			fn: async () => {
 				timeout = await askCustomer(stack, byKey(stack, 'Timeout'), newCustomer());
+				// Checked last, as the timeout: n8n ends the second question's wait (3 s) when it next looks for due waits, once a minute.
+				chained = await askCustomer(stack, stack.workflows.find((w) => w.name.endsWith('(Chained)'))!, newCustomer());
+				await customerWrites(stack, chained.phone, 'answer to the first');
+				// Sent now, not while a later check counts what the sandbox got.
+				const phone = chained.phone;
+				await waitFor('the chained run’s second question', async () => ((await sandbox.messages()).some((m) => m.phone === phone && m.body === 'Second question') ? true : undefined), 30_000, 200);
 			},
 		},
 		{
@@ -367,18 +374,6 @@ export function conversationChecks(stack: Stack): Check[] {
 			fn: async () => await forgeries(stack, byKey(stack, 'Any')),
 		},
 		{
-			name: 'conversations: a chained question with no reply goes on with replied = false, never the earlier reply',
-			timeoutMs: 240_000,
-			fn: async () => {
-				const q = await askCustomer(stack, stack.workflows.find((w) => w.name.endsWith('(Chained)'))!, newCustomer());
-				await customerWrites(stack, q.phone, 'answer to the first');
-				const run = await settledRun(n8n, q, 200_000);
-				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'answer to the first', 'first answer');
-				const second = askOutput(run, 'Ask Again');
-				assertEqual([second.replied, second.answer, second.reply], [false, null, null], 'the second question without a reply');
-			},
-		},
-		{
 			name: 'conversations: no reply by Limit Wait Time — the run goes on with replied = false; a reply after that resumes nothing',
 			timeoutMs: 240_000,
 			fn: async () => {
@@ -392,6 +387,17 @@ export function conversationChecks(stack: Stack): Check[] {
 				assertEqual(late.attempts[0]?.status, 200, 'the late reply’s delivery');
 				await waitFor('the late reply to start the trigger’s workflow', async () => ((await messagesSeenByTrigger(stack)).includes(`${timeout!.phone}: too late`) ? true : undefined), 60_000, 500);
 				assertEqual(nodeOutput((await execution(n8n, timeout.workflow.id, timeout.executionId))!, ASK_NODE).length, 1, 'items of the ended run');
+			},
+		},
+		{
+			name: 'conversations: a chained question with no reply goes on with replied = false, never the earlier reply',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(chained, 'the chained question was not asked');
+				const run = await settledRun(n8n, chained, 200_000);
+				assertEqual((askOutput(run).reply as Record<string, unknown>).body, 'answer to the first', 'first answer');
+				const second = askOutput(run, 'Ask Again');
+				assertEqual([second.replied, second.answer, second.reply], [false, null, null], 'the second question without a reply');
 			},
 		},
 	];
