@@ -23,8 +23,9 @@ if [ "$quick" != --quick ]; then
 fi
 step "lint (n8n-node lint)" npm run --silent lint
 step "type check" npm run --silent typecheck
-# One worker per core: jest's default leaves one core idle (on CI's 2 cores, one worker), and its tests mostly wait on sockets and timers.
-step "unit and workflow tests (jest)" npx jest --ci --maxWorkers=100%
+# Four workers: its tests mostly wait on sockets and timers, so on CI's 2 cores four take 101-107 s where one per
+# core took 181 s (docs/results/2026-11-30-jest-workers.txt); jest's default would leave one core idle.
+step "unit and workflow tests (jest)" npx jest --ci --maxWorkers=4
 if [ "$quick" = --quick ]; then exit 0; fi
 # Built and packed once, for every suite below: they install this tarball (two builds at once in one folder
 # would remove each other's dist). tools/n8n/n8n.ts reads PACKED_TARBALL.
