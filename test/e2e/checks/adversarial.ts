@@ -19,6 +19,7 @@ import {
 import { type ExecutionSummary, type N8n, underWay } from '../../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../../tools/n8n/proc';
 import { assert } from '../lib/report';
+import { startedExecutionId } from './trigger';
 import type { Stack } from '../../../tools/n8n/stack';
 
 const SIGNATURE_WINDOW_SECONDS = 300;
@@ -90,8 +91,10 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 		}
 		let threw = false;
 		let status = 0;
+		let priorRuns = 0;
 		try {
-			if (prior) await send(url, prior.request);
+			// The prior delivery is the case's set-up, genuine or not when it was sent: the run it started, if any, is its own.
+			if (prior) priorRuns = startedExecutionId((await send(url, prior.request)).text) ? 1 : 0;
 			const answer = await send(url, request);
 			status = answer.status;
 			const wanted = expectedBody(testCase, runId);
@@ -108,8 +111,6 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 			threw = true;
 			bodies.push(`${testCase.id}: ${String(error)}`);
 		}
-		// A prior delivery within the window was genuine when it was sent: it starts a run of its own.
-		const priorRuns = testCase.prior && testCase.prior.secondsEarlier <= SIGNATURE_WINDOW_SECONDS ? 1 : 0;
 		sent.push({ testCase, status, threw, priorRuns });
 	}
 
