@@ -129,6 +129,9 @@ function byKey(stack: Stack, key: string): Workflow {
 }
 
 /** A phone number of its own for each question, so checks never answer each other's. */
+/** The texts the sandbox got for `phone`, in order. */
+export const sentTo = async (stack: Stack, phone: string) => (await stack.sandbox.messages()).filter((m) => m.phone === phone).map((m) => m.body);
+
 export function newCustomer(): string {
 	return `+1555${String(1_000_000 + (randomBytes(3).readUIntBE(0, 3) % 9_000_000))}`;
 }
@@ -245,7 +248,7 @@ export function conversationChecks(stack: Stack): Check[] {
 				await customerWrites(stack, chained.phone, 'answer to the first');
 				// Sent now, not while a later check counts what the sandbox got.
 				const phone = chained.phone;
-				await waitFor('the chained run’s second question', async () => ((await sandbox.messages()).some((m) => m.phone === phone && m.body === 'Second question') ? true : undefined), 30_000, 200);
+				await waitFor('the chained run’s second question', async () => ((await sentTo(stack, phone)).includes('Second question') ? true : undefined), 30_000, 200);
 			},
 		},
 		{

@@ -13,7 +13,7 @@ import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, atOwnPath, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, STATUS_SEND_NODE, statusWaitWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, exampleRun, KILL_ROUND_RUNS, MESSAGE_NODE, newCustomer, type RestartRider, settledRun, startWorkflow, triggerRuns } from './conversations';
+import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, exampleRun, KILL_ROUND_RUNS, MESSAGE_NODE, newCustomer, type RestartRider, sentTo, settledRun, startWorkflow, triggerRuns } from './conversations';
 import { TEST_RECIPIENT } from './sending';
 
 export const SEND_NODE = STATUS_SEND_NODE;
@@ -564,8 +564,6 @@ async function dueInvoice(stack: Stack, key: string, invoice: string): Promise<I
 	const { messageIds, ...run } = await sendingTo(stack, workflow, [phone], { phone, invoice, amount: 'EUR 120.00', staff_phone: staffPhone });
 	return { ...run, phone, messageId: messageIds[0], invoice, staffPhone };
 }
-
-const sentTo = async (stack: Stack, phone: string) => (await stack.sandbox.messages()).filter((m) => m.phone === phone).map((m) => m.body);
 
 /** The example (examples/payment-reminder.json) in a real n8n: read in time, and never read. */
 export function paymentReminderChecks(stack: Stack): Check[] {
