@@ -135,6 +135,11 @@ async function sendingTo(stack: Stack, workflow: Workflow, phones: string[], bod
 	return { workflow, messageIds, executionId, resumeUrl };
 }
 
+/** The time the sandbox gave `status` of `messageId` (its event's timestamp), or undefined when it reported none. */
+async function reportedAt(stack: Stack, messageId: string, status: string): Promise<string | undefined> {
+	return (await stack.sandbox.messages()).find((m) => m.message_id === messageId)?.statuses.find((r) => r.status === status)?.at;
+}
+
 /** The only item the run went on with. */
 function sendOutput(run: ExecutionSummary): Record<string, unknown> {
 	const items = nodeOutput(run, SEND_NODE);
@@ -192,9 +197,8 @@ export function statusWaitChecks(stack: Stack): Check[] {
 					assertEqual(run.status, 'success', 'status of the resumed run');
 					const out = sendOutput(run);
 					const reported = (await sandbox.messages()).find((m) => m.message_id === s.messageId)!.statuses;
-					const at = (status: string) => reported.find((r) => r.status === status)?.at;
 					assertEqual([out.message_id, out.wanted, out.reached, out.status], [s.messageId, 'read', true, 'read'], 'message_id, wanted, reached, status');
-					assertEqual([out.deliveredAt, out.readAt], [at('delivered'), at('read')], 'deliveredAt, readAt (the service’s times)');
+					assertEqual([out.deliveredAt, out.readAt], [await reportedAt(stack, s.messageId, 'delivered'), await reportedAt(stack, s.messageId, 'read')], 'deliveredAt, readAt (the service’s times)');
 					assert(Date.parse(String(out.deliveredAt)) <= Date.parse(String(out.readAt)), `delivered ${String(out.deliveredAt)} before read ${String(out.readAt)}`);
 					assertEqual((out.send as Record<string, unknown>)?.message_id, s.messageId, 'the send’s output kept');
 					for (const r of reported) {
@@ -273,14 +277,12 @@ export function statusWaitChecks(stack: Stack): Check[] {
 				await report(lateId, 'read');
 				const run = await settledRun(n8n, s, 60_000);
 				assertEqual(run.status, 'success', 'status of the resumed run');
-				const reported = await sandbox.messages();
 				const items = nodeOutput(run, SEND_NODE);
 				for (const [i, id] of [earlyId, lateId].entries()) {
-					const at = (status: string) => reported.find((m) => m.message_id === id)!.statuses.find((r) => r.status === status)?.at;
 					const out = items[i] ?? {};
 					assertEqual(
 						[out.message_id, out.reached, out.status, out.deliveredAt, out.readAt],
-						[id, true, 'read', at('delivered'), at('read')],
+						[id, true, 'read', await reportedAt(stack, id, 'delivered'), await reportedAt(stack, id, 'read')],
 						`${i === 0 ? 'early' : 'late'} message: message_id, reached, status, deliveredAt, readAt`,
 					);
 				}
