@@ -153,7 +153,7 @@ async function answered(stack: Stack, messageId: string, status: 'delivered' | '
 	assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `the trigger's answer to ${status} of ${messageId}`);
 }
 
-async function stillWaiting(n8n: N8n, s: Sending, what: string): Promise<void> {
+async function stillWaiting(n8n: N8n, s: Pick<Sending, 'workflow' | 'executionId'>, what: string): Promise<void> {
 	// The trigger answers a status that leaves the wait incomplete after it counted it again (about 1 s).
 	await new Promise((resolve) => setTimeout(resolve, 2500));
 	assertEqual((await execution(n8n, s.workflow.id, s.executionId))?.status, 'waiting', `the run after ${what}`);
@@ -273,7 +273,7 @@ export function statusWaitChecks(stack: Stack): Check[] {
 					// The case itself: the status reached n8n while the late send was still held.
 					assert(Date.parse(d.attempts[0].sentAt) < lateAccepted - LATE_ANSWER_MS / 2, `the early ${r.status} was sent at ${d.attempts[0].sentAt}, not well before the late message was accepted (${new Date(lateAccepted).toISOString()})`);
 				}
-				await stillWaiting(n8n, { ...s, phone: late, messageId: lateId }, 'every status but the late message’s read');
+				await stillWaiting(n8n, s, 'every status but the late message’s read');
 				await report(lateId, 'read');
 				const run = await settledRun(n8n, s, 60_000);
 				assertEqual(run.status, 'success', 'status of the resumed run');
