@@ -66,6 +66,20 @@ async function main(): Promise<void> {
 		statuses,
 		log: (line) => console.log(`[sandbox] ${line}`),
 	});
+	// Before the banner: whoever reads it may stop the sandbox at once (a pipe's write reaches them before the next line runs).
+	let stopping = false;
+	const stop = (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		console.log(`[sandbox] ${signal}: stopping`);
+		sandbox.stop().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
+	};
+	process.on('SIGINT', () => stop('SIGINT'));
+	process.on('SIGTERM', () => stop('SIGTERM'));
+
 	const c = sandbox.credentials;
 	console.log(`sandbox listening on ${sandbox.url}`);
 	// The sandbox's own credentials, printed on purpose so a newcomer can paste them into n8n.
@@ -96,18 +110,6 @@ Control API (unsigned):
   curl -X POST ${c.baseUrl}/_sandbox/reset
 `);
 
-	let stopping = false;
-	const stop = (signal: string) => {
-		if (stopping) return;
-		stopping = true;
-		console.log(`[sandbox] ${signal}: stopping`);
-		sandbox.stop().then(
-			() => process.exit(0),
-			() => process.exit(1),
-		);
-	};
-	process.on('SIGINT', () => stop('SIGINT'));
-	process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((err: Error) => {
