@@ -26,7 +26,7 @@ import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
-import { SEND_NODE, sendStatus, startSendingTo, STATUS_BULK_WORKFLOW, STATUS_LIMIT_WORKFLOW, statusBulkWorkflow, statusLimitWorkflow } from '../e2e/checks/statusWaits';
+import { FAST_SERVICE_CHECK, fastService, SEND_NODE, sendStatus, startSendingTo, STATUS_BULK_WORKFLOW, STATUS_LIMIT_WORKFLOW, statusBulkWorkflow, statusFastWorkflow, statusLimitWorkflow } from '../e2e/checks/statusWaits';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -88,6 +88,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				askWorkflow(credential, 'Any', {}),
 				statusBulkWorkflow(credential),
 				statusLimitWorkflow(credential),
+				statusFastWorkflow(credential),
 				...sharingWorkflows(credential, extraCredentials[SECOND_ACCOUNT.credential]),
 			],
 			// The workflows that receive through the sharing (conversations) trigger: once the sharing checks run.
@@ -303,6 +304,16 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const out = nodeOutput(resumed, SEND_NODE);
 				assertEqual(out.map((o) => [o.message_id, o.reached, o.status, o.deliveredAt]), [[run.messageIds[0], false, 'delivered', at]], 'message_id, reached, status, deliveredAt');
 				assertRanOnWorker(s, [run.executionId]);
+			},
+		},
+		{
+			// The early statuses go to the second webhook process, the node names its messages at the first (WEBHOOK_URL),
+			// which also takes the late read: the request of an early status starts a run, so n8n saves nothing of it there.
+			name: `${FAST_SERVICE_CHECK}; the early ones taken by the other webhook process than the one the node names its messages at`,
+			timeoutMs: 180_000,
+			fn: async () => {
+				const [toNaming, toOther] = urlsOf(CONVERSATION_TRIGGER_HOOK);
+				await fastService(s, { early: toOther, late: toNaming }, s.webhooks[0].baseUrl);
 			},
 		},
 		{

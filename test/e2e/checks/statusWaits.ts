@@ -46,6 +46,8 @@ export const statusBulkWorkflow = (credential: CredentialRef): Workflow => statu
 export const STATUS_LIMIT_WORKFLOW = 'E2E: send texts and wait for read (30 s)';
 
 const FAST_SERVICE_WORKFLOW = 'E2E: send texts and wait for read (a fast service)';
+/** One run sending to its recipients and waiting for `read` (60 minutes), for the fast-service check. */
+export const statusFastWorkflow = (credential: CredentialRef): Workflow => statusWaitWorkflow('e2eStatusFast', FAST_SERVICE_WORKFLOW, credential, 'e2e-status-fast', 'read');
 /** How much later than the other the sandbox answers one recipient's send in the fast-service check. */
 const LATE_ANSWER_MS = 4000;
 
@@ -64,7 +66,7 @@ export function statusWaitWorkflows(credential: CredentialRef, testMode: { dryRu
 		// Long enough for a delivered during the wait, counted before the limit, on a busy machine too.
 		statusWorkflow(credential, 'Limit', 0.5),
 		statusBulkWorkflow(credential),
-		statusWaitWorkflow('e2eStatusFast', FAST_SERVICE_WORKFLOW, credential, 'e2e-status-fast', 'read'),
+		statusFastWorkflow(credential),
 		statusWaitWorkflow('e2eStatusDryRun', DRY_RUN_WORKFLOW, testMode.dryRun, 'e2e-status-dry-run', 'read'),
 		statusWaitWorkflow('e2eStatusRedirect', REDIRECT_WORKFLOW, testMode.redirect, 'e2e-status-redirect', 'read'),
 		...paymentReminderWorkflows(credential),
@@ -163,17 +165,8 @@ export function statusWaitChecks(stack: Stack): Check[] {
 	const { n8n, sandbox } = stack;
 	const triggerUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
 	let limited: (Sending & { deliveredAt: string }) | undefined;
-	let before: string | null = null;
 	/** The sandbox reports statuses to the sharing trigger while these checks run. */
-	const toTrigger = async <T>(fn: () => Promise<T>): Promise<T> => {
-		before = await sandbox.webhookUrl();
-		await sandbox.setWebhookUrl(triggerUrl);
-		try {
-			return await fn();
-		} finally {
-			await sandbox.setWebhookUrl(before);
-		}
-	};
+	const toTrigger = async <T>(fn: () => Promise<T>): Promise<T> => await reportingTo(stack, triggerUrl, fn);
 	const report = async (messageId: string, status: 'sent' | 'delivered' | 'read') => {
 		const d = await sandbox.settled(await toTrigger(async () => await sandbox.reportStatus(messageId, status)), 60_000);
 		assertEqual([d.state, d.attempts[0]?.status], ['delivered', 200], `the trigger's answer to ${status}`);
@@ -254,42 +247,8 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			},
 		},
 		{
-			name: 'status waits: a fast service — statuses that come before the run waits (while the node still sends) are kept: the run waits only for the status still missing, then goes on with every message read at the service’s times; the early ones also started the trigger’s workflow',
-			fn: async () => {
-				const [early, late] = [newCustomer(), newCustomer()];
-				// The early message is sent, delivered and read the moment the service accepts it; the late one is
-				// delivered at once and never read by itself. The late send is answered LATE_ANSWER_MS later, and the node
-				// names its messages to the trigger only once every send was answered: the early statuses come before.
-				await sandbox.setStatuses({ sentMs: 0, deliveredMs: 0, readMs: 0 }, early);
-				await sandbox.setStatuses({ sentMs: 0, deliveredMs: 0, readMs: null }, late);
-				await sandbox.fault({ delayMs: LATE_ANSWER_MS, path: '/w/message/text', phone: late });
-				const s = await toTrigger(async () => await startSendingTo(stack, byName(stack, FAST_SERVICE_WORKFLOW), [early, late]));
-				const [earlyId, lateId] = s.messageIds;
-				const sent = await sandbox.messages();
-				const lateAccepted = Date.parse(sent.find((m) => m.message_id === lateId)!.created_at);
-				for (const r of sent.find((m) => m.message_id === earlyId)!.statuses) {
-					const d = await sandbox.delivery(String(r.delivery_id));
-					assertEqual(d.attempts[0]?.status, 200, `the trigger’s answer to the early ${r.status}`);
-					// The case itself: the status reached n8n while the late send was still held.
-					assert(Date.parse(d.attempts[0].sentAt) < lateAccepted - LATE_ANSWER_MS / 2, `the early ${r.status} was sent at ${d.attempts[0].sentAt}, not well before the late message was accepted (${new Date(lateAccepted).toISOString()})`);
-				}
-				await stillWaiting(n8n, s, 'every status but the late message’s read');
-				await report(lateId, 'read');
-				const run = await settledRun(n8n, s, 60_000);
-				assertEqual(run.status, 'success', 'status of the resumed run');
-				const items = nodeOutput(run, SEND_NODE);
-				for (const [i, id] of [earlyId, lateId].entries()) {
-					const out = items[i] ?? {};
-					assertEqual(
-						[out.message_id, out.reached, out.status, out.deliveredAt, out.readAt],
-						[id, true, 'read', await reportedAt(stack, id, 'delivered'), await reportedAt(stack, id, 'read')],
-						`${i === 0 ? 'early' : 'late'} message: message_id, reached, status, deliveredAt, readAt`,
-					);
-				}
-				// When they came, nobody waited for the early statuses yet: each flowed to the trigger's workflow too.
-				const earlyRuns = (await triggerRuns(n8n, stack)).filter((e) => JSON.stringify(e.data ?? {}).includes(earlyId));
-				assertEqual(earlyRuns.length, 3, 'runs of the trigger’s workflow for the early message (sent, delivered, read)');
-			},
+			name: FAST_SERVICE_CHECK,
+			fn: async () => await fastService(stack, { early: triggerUrl, late: triggerUrl }),
 		},
 		{
 			name: 'status waits: Test Mode Dry Run — a send waiting for read waits for nothing: the run goes on at once, its item says why; nothing reaches the sandbox, no wait is kept by the trigger',
@@ -348,6 +307,62 @@ export function statusWaitChecks(stack: Stack): Check[] {
 			},
 		},
 	];
+}
+
+export const FAST_SERVICE_CHECK =
+	'status waits: a fast service — statuses that come before the run waits (while the node still sends) are kept: the run waits only for the status still missing, then goes on with every message read at the service’s times; the early ones also started the trigger’s workflow';
+
+/**
+ * The fast-service check: the first message is sent, delivered and read the moment the service accepts it, and
+ * its statuses go to `deliverTo.early`; the second is delivered at once and never read by itself, its send
+ * answered LATE_ANSWER_MS later, and its `read` goes to `deliverTo.late` (in queue mode, the other webhook
+ * process: the one the node names its messages at). The run is started at `via` (n8n's address by default).
+ */
+export async function fastService(stack: Stack, deliverTo: { early: string; late: string }, via = stack.n8n.baseUrl): Promise<void> {
+	const { n8n, sandbox } = stack;
+	const [early, late] = [newCustomer(), newCustomer()];
+	// The node names its messages to the trigger only once every send was answered: the early statuses come before.
+	await sandbox.setStatuses({ sentMs: 0, deliveredMs: 0, readMs: 0 }, early);
+	await sandbox.setStatuses({ sentMs: 0, deliveredMs: 0, readMs: null }, late);
+	await sandbox.fault({ delayMs: LATE_ANSWER_MS, path: '/w/message/text', phone: late });
+	const s = await reportingTo(stack, deliverTo.early, async () => await startSendingTo(stack, byName(stack, FAST_SERVICE_WORKFLOW), [early, late], via));
+	const [earlyId, lateId] = s.messageIds;
+	const sent = await sandbox.messages();
+	const lateAccepted = Date.parse(sent.find((m) => m.message_id === lateId)!.created_at);
+	for (const r of sent.find((m) => m.message_id === earlyId)!.statuses) {
+		const d = await sandbox.delivery(String(r.delivery_id));
+		assertEqual(d.attempts[0]?.status, 200, `the trigger’s answer to the early ${r.status}`);
+		// The case itself: the status reached n8n while the late send was still held.
+		assert(Date.parse(d.attempts[0].sentAt) < lateAccepted - LATE_ANSWER_MS / 2, `the early ${r.status} was sent at ${d.attempts[0].sentAt}, not well before the late message was accepted (${new Date(lateAccepted).toISOString()})`);
+	}
+	await stillWaiting(n8n, s, 'every status but the late message’s read');
+	const read = await sandbox.settled(await reportingTo(stack, deliverTo.late, async () => await sandbox.reportStatus(lateId, 'read')), 60_000);
+	assertEqual([read.state, read.attempts[0]?.status], ['delivered', 200], 'the trigger’s answer to the late read');
+	const run = await settledRun(n8n, s, 60_000);
+	assertEqual(run.status, 'success', 'status of the resumed run');
+	const items = nodeOutput(run, SEND_NODE);
+	for (const [i, id] of [earlyId, lateId].entries()) {
+		const out = items[i] ?? {};
+		assertEqual(
+			[out.message_id, out.reached, out.status, out.deliveredAt, out.readAt],
+			[id, true, 'read', await reportedAt(stack, id, 'delivered'), await reportedAt(stack, id, 'read')],
+			`${i === 0 ? 'early' : 'late'} message: message_id, reached, status, deliveredAt, readAt`,
+		);
+	}
+	// When they came, nobody waited for the early statuses yet: each flowed to the trigger's workflow too.
+	const earlyRuns = (await triggerRuns(n8n, stack)).filter((e) => JSON.stringify(e.data ?? {}).includes(earlyId));
+	assertEqual(earlyRuns.length, 3, 'runs of the trigger’s workflow for the early message (sent, delivered, read)');
+}
+
+/** The sandbox reports statuses to `url` while `fn` runs (the suites' sandbox reports to no trigger of its own). */
+async function reportingTo<T>(stack: Stack, url: string, fn: () => Promise<T>): Promise<T> {
+	const before = await stack.sandbox.webhookUrl();
+	await stack.sandbox.setWebhookUrl(url);
+	try {
+		return await fn();
+	} finally {
+		await stack.sandbox.setWebhookUrl(before);
+	}
 }
 
 interface StatusDelivery {
