@@ -133,6 +133,7 @@ export type WaitsRequest =
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'watch'; watch: StatusWatchRegistration }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'endStatusWait'; id: string; by?: 'resumed' }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'recount'; id: string; statuses: Record<string, number[]> }
+	| { type: typeof WAITS_MESSAGE_TYPE; action: 'keepStatuses'; statuses: Record<string, number[]> }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'statusLimit'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'check'; id: string }
 	| { type: typeof WAITS_MESSAGE_TYPE; action: 'subscribe'; subscription: SubscriptionRegistration }

@@ -62,6 +62,8 @@ let waitsProcesses: number;
 let resumes: Call[];
 /** How many recounts reached the trigger's waits webhook. */
 let recounts: number;
+/** Called with each action the trigger's waits webhook answered (after the process saved). */
+let afterWaitsRequest: ((action: unknown) => void) | undefined;
 
 async function readAll(req: IncomingMessage): Promise<string> {
 	const chunks: Buffer[] = [];
@@ -72,6 +74,7 @@ async function readAll(req: IncomingMessage): Promise<string> {
 beforeEach(async () => {
 	resumes = [];
 	recounts = 0;
+	afterWaitsRequest = undefined;
 	database = { saved: '{}' };
 	waitsDown = false;
 	resumeDelayMs = 0;
@@ -94,6 +97,7 @@ beforeEach(async () => {
 			if (path === `/webhook/${WAITS_PATH}`) {
 				if ((JSON.parse(body) as IDataObject).action === 'recount') recounts++;
 				const outcome = await waitsProcess().send({ headers: req.headers as Record<string, string>, body, path });
+				afterWaitsRequest?.((JSON.parse(body) as IDataObject).action);
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;
 			}
@@ -119,11 +123,12 @@ function startProcesses(parameters: INodeParameters = {}) {
 	processes = [0, 1, 2].map(() => new (n8nProcess().TriggerHarness)({ parameters: { resumeWaitingRuns: true, ...parameters }, workflowId: 'trigger-workflow', baseUrl: url, database, databaseLatencyMs: DATABASE_LATENCY_MS }));
 }
 
-/** A signed request of the waiting node to the trigger's waits webhook. */
-async function tellTrigger(request: object) {
+/** A signed request of the waiting node to the trigger's waits webhook; its answer. */
+async function tellTrigger(request: object): Promise<IDataObject> {
 	const body = JSON.stringify({ type: WAITS_MESSAGE_TYPE, ...request });
 	const outcome = await processes[2].send({ headers: { 'content-type': 'application/json', ...signatureHeaders(SECRET, body) }, body, path: `/webhook/${WAITS_PATH}` });
 	expect(outcome.statusCode).toBe(200);
+	return outcome.body as IDataObject;
 }
 
 /** The service reports a status to one process. */
@@ -259,6 +264,57 @@ test('a status its run went on without (answered 503 at first, its retry after t
 	// The second message's read is more than the wait asked for: a status nobody waits for, as before.
 	expect((await report(processes[1], 'wamid.race-2', 'read')).workflowStarted).toBe(true);
 	expect(resumes.map((r) => r.status)).toEqual([200]);
+});
+
+describe('a fast service: statuses that come before the node names its messages, at another process than the naming', () => {
+	const registerWait = async () => {
+		const now = Date.now();
+		await tellTrigger({ action: 'registerStatusWait', wait: { id: WAIT_ID, resumeUrl: `${url}/webhook-waiting/7/node-1?wait=${WAIT_ID}`, until: now + 3_600_000, wanted: 'read', askedAt: now } });
+	};
+	const watch = async (messages: string[]) => await tellTrigger({ action: 'watch', watch: { id: 'status-watch-early-1', wait: WAIT_ID, messages } });
+
+	test('each is answered 200 and starts the trigger’s workflow (nobody waits for it yet), and the naming, at a process that never took one, finds them all: the wait is complete there', async () => {
+		await registerWait();
+		// Their requests start a run: n8n saves no static data for them (as in queue mode, where the naming's process loads only the saved copy).
+		const early = await Promise.all([report(processes[0], 'wamid.early-1', 'delivered'), report(processes[0], 'wamid.early-1', 'read'), report(processes[1], 'wamid.early-2', 'read')]);
+		expect(early.map((a) => [a.statusCode, a.workflowStarted])).toEqual([
+			[200, true],
+			[200, true],
+			[200, true],
+		]);
+		const named = await watch(['wamid.early-1', 'wamid.early-2']);
+		expect(named).toMatchObject({ watching: true, complete: true, statuses: { 'wamid.early-1': { status: 'read' }, 'wamid.early-2': { status: 'read' } } });
+	});
+
+	test('one of two before the naming: the naming has it, and the other’s read at a third process hands the run both', async () => {
+		await registerWait();
+		expect((await report(processes[0], 'wamid.early-1', 'read')).statusCode).toBe(200);
+		expect(await watch(['wamid.early-1', 'wamid.early-2'])).toMatchObject({ complete: false, statuses: { 'wamid.early-1': { status: 'read' }, 'wamid.early-2': { status: null } } });
+		expect((await report(processes[1], 'wamid.early-2', 'read')).statusCode).toBe(200);
+		const handed = resumes.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as IDataObject);
+		expect(handed).toMatchObject([{ wait: WAIT_ID, statuses: { 'wamid.early-1': { status: 'read' }, 'wamid.early-2': { status: 'read' } } }]);
+	});
+
+	test('a naming that another process loaded before the status was kept and saved after it (leaving it out): the status is kept again, and the naming finds it', async () => {
+		await registerWait();
+		const before = database.saved;
+		let overwritten = false;
+		afterWaitsRequest = (action) => {
+			if (action !== 'keepStatuses' || overwritten) return;
+			overwritten = true;
+			database.saved = before;
+		};
+		expect((await report(processes[0], 'wamid.early-1', 'read')).statusCode).toBe(200);
+		expect(overwritten).toBe(true);
+		expect(await watch(['wamid.early-1', 'wamid.early-2'])).toMatchObject({ statuses: { 'wamid.early-1': { status: 'read' } } });
+	});
+
+	test('when the trigger cannot ask its waits webhook: answered 503 (the service sends it again), no workflow started', async () => {
+		await registerWait();
+		waitsDown = true;
+		const answer = await report(processes[0], 'wamid.early-1', 'read');
+		expect([answer.statusCode, answer.workflowStarted]).toEqual([503, false]);
+	});
 });
 
 describe('Also Start This Workflow for Statuses', () => {

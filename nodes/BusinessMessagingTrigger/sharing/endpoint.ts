@@ -144,6 +144,14 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 		for (const [id, tally] of Object.entries(body.statuses as IDataObject)) if (watch.messages.includes(id)) book.statuses.merge(id, tally);
 		return answer({ live: true, ...book.tally(watch, wait) });
 	}
+	if (body.action === 'keepStatuses' && typeof body.statuses === 'object' && body.statuses !== null) {
+		// Statuses that came while a run still names its messages (statusHandOver.ts, keepForNaming): saved with this
+		// answer, for the naming to find whichever process takes it. `unsaved`: how many the saved copy did not hold yet.
+		const counts = Object.entries(body.statuses as IDataObject).filter(([id]) => isMessageId(id));
+		const unsaved = counts.filter(([id, tally]) => !book.statuses.wasSaved(id, tally)).length;
+		for (const [id, tally] of counts) book.statuses.merge(id, tally);
+		return answer({ kept: true, unsaved });
+	}
 	if (body.action === 'statusLimit' && typeof body.id === 'string') {
 		return answer(await statusLimit(context, book, body.id));
 	}

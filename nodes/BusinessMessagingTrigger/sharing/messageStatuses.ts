@@ -52,6 +52,8 @@ const iso = (ms: number) => (ms ? new Date(ms).toISOString() : null);
 
 export class MessageStatuses {
 	private readonly tallies = new Map<string, Tally>();
+	/** The tallies as loaded from the saved copy, before this process put back what it took in. */
+	private readonly loaded = new Map<string, Tally>();
 	private readonly mine: Map<string, { tally: Tally; keepUntil: number }>;
 
 	constructor(
@@ -64,6 +66,7 @@ export class MessageStatuses {
 			for (const [id, value] of Object.entries(raw)) {
 				const tally = tallyOf(value);
 				if (tally) this.tallies.set(id, tally);
+				if (tally) this.loaded.set(id, tally);
 			}
 		}
 		let mine = takenHere.get(scope);
@@ -99,6 +102,13 @@ export class MessageStatuses {
 		this.tallies.set(messageId, merged(this.tallies.get(messageId), tally));
 		const kept = this.mine.get(messageId);
 		this.mine.set(messageId, { tally: merged(kept?.tally, tally), keepUntil: this.nowMs + PROTECT_MS });
+	}
+
+	/** Whether the saved copy held a tally as `known` gives it (nothing to add to it) when this request loaded it. */
+	wasSaved(messageId: string, value: unknown): boolean {
+		const tally = tallyOf(value);
+		const saved = this.loaded.get(messageId);
+		return tally !== undefined && saved !== undefined && JSON.stringify(merged(saved, tally)) === JSON.stringify(saved);
 	}
 
 	/** The furthest status taken in for the message, as statusRank gives it (0: none). */

@@ -106,11 +106,13 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 		// Nobody waits for it, and no wait is naming its messages: nothing to keep.
 		if (!watch && !book.awaitingWatch()) return { extra: {} };
 		book.statuses.take(messageId, delivery.data.status, timeOf(delivery, nowMs));
-		const wait = watch && book.waits.get(watch.wait);
-		if (!watch || !wait) return { extra: {} };
+		const url = context.getNodeWebhookUrl('setup');
+		if (!watch) return await keepForNaming(context, url, book, messageId);
+		const wait = book.waits.get(watch.wait);
+		if (!wait) return { extra: {} };
 		const { complete, statuses } = book.tally(watch, wait);
 		const took = taken(context);
-		const via: ViaWaitsWebhook = { url: context.getNodeWebhookUrl('setup'), took };
+		const via: ViaWaitsWebhook = { url, took };
 		if (complete) {
 			return await resume(context, book, wait, watch, { type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }, nowMs, 'answer' in took ? undefined : via);
 		}
@@ -147,20 +149,55 @@ async function recount(context: IWebhookFunctions, url: string | undefined, watc
 	}
 }
 
+/** How many times a status kept for a naming is kept again while the saved copy turns out not to hold it. */
+const KEEP_AGAIN_TIMES = 4;
+
+/**
+ * A status that comes while a run still names its messages (a fast service), of a message no watch has yet. Its
+ * request starts the trigger's workflow, so n8n saves nothing of it, and in queue mode the node may name its
+ * messages at another process, which would never learn it. So its count is saved through the waits webhook
+ * (gathered with the others this process takes at the moment: `together`) before the service is answered, then
+ * kept again after a pause until the saved copy held it: another process's save at the same moment (a naming, or
+ * a status kept there) may have saved over it, each missing the other's. The pause is random (one to two times
+ * CONFIRM_AFTER_MS), so two processes doing this no longer meet. 503 when the trigger could not ask: the service
+ * sends the status again.
+ */
+async function keepForNaming(context: IWebhookFunctions, url: string | undefined, book: StatusBook, messageId: string): Promise<HandOver> {
+	const counts = book.statuses.known([messageId]);
+	/** How many of the gathered counts the saved copy did not hold (undefined: could not ask). */
+	const keep = async (gathered: Record<string, number[]>): Promise<number | undefined> => {
+		try {
+			return Number((await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'keepStatuses', statuses: gathered })).unsaved) || 0;
+		} catch (error) {
+			context.logger.warn(`Business Messaging Trigger: could not keep a status for a run still naming its messages (${(error as Error).message})`);
+			return undefined;
+		}
+	};
+	const couldNot = () => retry(context, 'could not keep it for a run still naming its messages');
+	if ((await together(context, 'keep', 'naming', counts, keep)) === undefined) return couldNot();
+	for (let time = 1; time <= KEEP_AGAIN_TIMES; time++) {
+		await sleep(CONFIRM_AFTER_MS * (1 + Math.random()));
+		const unsaved = await together(context, `keep again ${time}`, 'naming', counts, keep);
+		if (unsaved === undefined) return couldNot();
+		if (unsaved === 0) break;
+	}
+	return { extra: {} };
+}
+
 /** How long the statuses of a burst are gathered before they are counted again together: a moment on top of CONFIRM_AFTER_MS. */
 const GATHER_MS = 200;
 
-/** Per wait and step, what this process is gathering: it goes GATHER_MS after the one before it ended. */
+/** Per wait (or the statuses kept for namings) and step, what this process is gathering: it goes GATHER_MS after the one before it ended. */
 const gathering = processMemory<{ statuses: Record<string, number[]>; done: Promise<unknown> }>();
 
 /**
- * A step for the statuses of one wait that this process takes at the same moment (a burst), done once for all
+ * A step for the statuses of one wait (`of`) that this process takes at the same moment (a burst), done once for all
  * of them: `work` gets every count gathered while the step before it was under way, and each status's request
  * the step's result. One recount (a request and a save of n8n's) and one hand-over per step, not per status:
  * 500 statuses at once were a thousand saves for n8n's database (docs/status-waits.md).
  */
-async function together<T>(context: IWebhookFunctions, step: string, watch: StatusWatch, statuses: Record<string, number[]>, work: (statuses: Record<string, number[]>) => Promise<T>): Promise<T> {
-	const key = `${step} ${triggerScope(context)}/${watch.id}`;
+async function together<T>(context: IWebhookFunctions, step: string, of: string, statuses: Record<string, number[]>, work: (statuses: Record<string, number[]>) => Promise<T>): Promise<T> {
+	const key = `${step} ${triggerScope(context)}/${of}`;
 	let next = gathering.get(key);
 	if (!next) {
 		const going = { statuses: {} as Record<string, number[]>, done: Promise.resolve<unknown>(undefined) };
@@ -196,11 +233,11 @@ async function endedElsewhere(context: IWebhookFunctions, url: string | undefine
  */
 async function countViaWaitsWebhook(context: IWebhookFunctions, via: ViaWaitsWebhook, book: StatusBook, wait: StatusWait, watch: StatusWatch): Promise<HandOver> {
 	const known = book.statuses.known(watch.messages);
-	const counted = await together(context, 'count', watch, known, async (gathered) => await recount(context, via.url, watch, gathered));
+	const counted = await together(context, 'count', watch.id, known, async (gathered) => await recount(context, via.url, watch, gathered));
 	// Not taken in there: n8n saves this process's count with the 503 (rule 1), for the statuses still to come.
 	if (!counted) return retry(context, 'could not count the wait again');
 	await sleep(CONFIRM_AFTER_MS);
-	const handed = await together(context, 'count again', watch, known, async (gathered): Promise<HandOver> => {
+	const handed = await together(context, 'count again', watch.id, known, async (gathered): Promise<HandOver> => {
 		const again = await recount(context, via.url, watch, gathered);
 		if (again === undefined) return retry(context, 'could not count the wait again');
 		if (again.live && !again.complete) followUp(context, via, book, wait, watch, gathered);
