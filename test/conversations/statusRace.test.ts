@@ -309,6 +309,22 @@ describe('a fast service: statuses that come before the node names its messages,
 		expect(await watch(['wamid.early-1', 'wamid.early-2'])).toMatchObject({ statuses: { 'wamid.early-1': { status: 'read' } } });
 	});
 
+	test('a naming that saved over the status and answered without it (the wait incomplete there): the status kept again completes the wait, and the run is handed its summary', async () => {
+		await registerWait();
+		const before = database.saved;
+		let naming: Promise<IDataObject> | undefined;
+		afterWaitsRequest = (action) => {
+			if (action !== 'keepStatuses' || naming) return;
+			// The naming's process loaded the saved copy before the status was kept there, and saves after.
+			database.saved = before;
+			naming = watch(['wamid.early-1']);
+		};
+		expect((await report(processes[0], 'wamid.early-1', 'read')).statusCode).toBe(200);
+		expect(await naming).toMatchObject({ watching: true, complete: false });
+		const handed = resumes.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as IDataObject);
+		expect(handed).toMatchObject([{ wait: WAIT_ID, statuses: { 'wamid.early-1': { status: 'read' } } }]);
+	});
+
 	test('when the trigger cannot ask its waits webhook: answered 503 (the service sends it again), no workflow started', async () => {
 		await registerWait();
 		waitsDown = true;

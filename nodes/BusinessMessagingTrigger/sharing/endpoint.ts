@@ -14,6 +14,7 @@ import {
 } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope } from './scope';
+import { keptForNaming } from './statusHandOver';
 import { keepStatusLimits, statusLimit } from './statusLimit';
 import { COMPLETE_WHEN_WATCHED, RESUMED, StatusBook, type StatusWatch } from './statusWaits';
 import { Subscriptions } from './subscriptions';
@@ -145,12 +146,8 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 		return answer({ live: true, ...book.tally(watch, wait) });
 	}
 	if (body.action === 'keepStatuses' && typeof body.statuses === 'object' && body.statuses !== null) {
-		// Statuses that came while a run still names its messages (statusHandOver.ts, keepForNaming): saved with this
-		// answer, for the naming to find whichever process takes it. `unsaved`: how many the saved copy did not hold yet.
 		const counts = Object.entries(body.statuses as IDataObject).filter(([id]) => isMessageId(id));
-		const unsaved = counts.filter(([id, tally]) => !book.statuses.wasSaved(id, tally)).length;
-		for (const [id, tally] of counts) book.statuses.merge(id, tally);
-		return answer({ kept: true, unsaved });
+		return answer({ kept: true, notDone: await keptForNaming(context, book, counts) });
 	}
 	if (body.action === 'statusLimit' && typeof body.id === 'string') {
 		return answer(await statusLimit(context, book, body.id));

@@ -9,6 +9,7 @@ import { triggerScope } from './scope';
 import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
 import { doLater } from './later';
+import { handSavedTally } from './statusLimit';
 import { processMemory } from './registry';
 import { RESUMED, StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
 
@@ -149,7 +150,7 @@ async function recount(context: IWebhookFunctions, url: string | undefined, watc
 	}
 }
 
-/** How many times a status kept for a naming is kept again while the saved copy turns out not to hold it. */
+/** How many times a status kept for a naming is kept again while that is not done (keptForNaming). */
 const KEEP_AGAIN_TIMES = 4;
 
 /**
@@ -157,17 +158,17 @@ const KEEP_AGAIN_TIMES = 4;
  * request starts the trigger's workflow, so n8n saves nothing of it, and in queue mode the node may name its
  * messages at another process, which would never learn it. So its count is saved through the waits webhook
  * (gathered with the others this process takes at the moment: `together`) before the service is answered, then
- * kept again after a pause until the saved copy held it: another process's save at the same moment (a naming, or
- * a status kept there) may have saved over it, each missing the other's. The pause is random (one to two times
+ * kept again after a pause until that is done: another process's save at the same moment (a naming, or a status
+ * kept there) may have saved over it, each missing the other's. The pause is random (one to two times
  * CONFIRM_AFTER_MS), so two processes doing this no longer meet. 503 when the trigger could not ask: the service
  * sends the status again.
  */
 async function keepForNaming(context: IWebhookFunctions, url: string | undefined, book: StatusBook, messageId: string): Promise<HandOver> {
 	const counts = book.statuses.known([messageId]);
-	/** How many of the gathered counts the saved copy did not hold (undefined: could not ask). */
+	/** How many of the gathered counts are not done (keptForNaming; undefined: could not ask). */
 	const keep = async (gathered: Record<string, number[]>): Promise<number | undefined> => {
 		try {
-			return Number((await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'keepStatuses', statuses: gathered })).unsaved) || 0;
+			return Number((await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'keepStatuses', statuses: gathered })).notDone) || 0;
 		} catch (error) {
 			context.logger.warn(`Business Messaging Trigger: could not keep a status for a run still naming its messages (${(error as Error).message})`);
 			return undefined;
@@ -177,11 +178,33 @@ async function keepForNaming(context: IWebhookFunctions, url: string | undefined
 	if ((await together(context, 'keep', 'naming', counts, keep)) === undefined) return couldNot();
 	for (let time = 1; time <= KEEP_AGAIN_TIMES; time++) {
 		await sleep(CONFIRM_AFTER_MS * (1 + Math.random()));
-		const unsaved = await together(context, `keep again ${time}`, 'naming', counts, keep);
-		if (unsaved === undefined) return couldNot();
-		if (unsaved === 0) break;
+		const notDone = await together(context, `keep again ${time}`, 'naming', counts, keep);
+		if (notDone === undefined) return couldNot();
+		if (notDone === 0) break;
 	}
 	return { extra: {} };
+}
+
+/**
+ * At the waits webhook: statuses kept for a naming (`keepForNaming`), saved with this request's answer for the naming
+ * to find whichever process takes it. A naming may have come meanwhile and saved over them (its check found the wait
+ * incomplete, and nothing else looks at it until its next status): a wait they complete now is handed its summary
+ * here. How many are not done yet: counts the saved copy did not hold, and hand-overs to a run that does not wait
+ * yet or could not be reached (the process asks again after a pause).
+ */
+export async function keptForNaming(context: IWebhookFunctions, book: StatusBook, counts: Array<[string, unknown]>): Promise<number> {
+	let notDone = counts.filter(([id, tally]) => !book.statuses.wasSaved(id, tally)).length;
+	for (const [id, tally] of counts) book.statuses.merge(id, tally);
+	const watches = new Set(counts.map(([id]) => book.watches.watching(id)).filter((watch) => watch !== undefined));
+	for (const watch of watches) {
+		const wait = book.waits.get(watch.wait);
+		if (!wait || !book.tally(watch, wait).complete) continue;
+		const attempt = await handSavedTally(context, book, watch, wait);
+		const aboutToWait = attempt.outcome === 'gone' && attempt.statusCode === 409 && Date.now() - watch.registeredAt < ABOUT_TO_WAIT_MS;
+		if (attempt.outcome === 'failed' || aboutToWait) notDone++;
+		else book.end(wait, watch, attempt.outcome === 'resumed' ? RESUMED : 'not waiting');
+	}
+	return notDone;
 }
 
 /** How long the statuses of a burst are gathered before they are counted again together: a moment on top of CONFIRM_AFTER_MS. */

@@ -4,10 +4,10 @@ import { signatureHeaders } from '../../../credentials/webhookSignature';
 import { LIMIT_FALLBACK_MS, STATUS_SUMMARY_TYPE, WAITS_MESSAGE_TYPE } from '../../shared/sharing';
 import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
-import { handToRun, oneAtATime } from './handOver';
+import { type Attempt, handToRun, oneAtATime } from './handOver';
 import { doLater, isPending, type Later } from './later';
 import { processMemory } from './registry';
-import { AT_LIMIT, type StatusBook } from './statusWaits';
+import { AT_LIMIT, type StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
 
 /**
  * Limit Wait Time of a status wait, kept by the trigger: when it passes, the trigger hands the run what it counted
@@ -77,12 +77,17 @@ export async function statusLimit(context: IWebhookFunctions, book: StatusBook, 
 	const wait = watch && book.waits.get(watch.wait);
 	// Ended already: resumed by its last status, or by another process at the limit.
 	if (!watch || !wait) return { handed: false };
-	const { statuses } = book.tally(watch, wait);
-	const secret = await webhookSecret(context);
-	const body = Buffer.from(JSON.stringify({ type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }));
-	const attempt = await oneAtATime(wait.resumeUrl, async () => await handToRun(context, wait.resumeUrl, body, signatureHeaders(secret, body)));
+	const attempt = await handSavedTally(context, book, watch, wait);
 	if (attempt.outcome === 'failed') return { handed: false, retry: true, reason: attempt.reason };
 	// Statuses that come after it flow to the trigger's workflows (nobody waits for them).
 	book.end(wait, watch, attempt.outcome === 'resumed' ? AT_LIMIT : 'not waiting');
 	return { handed: attempt.outcome === 'resumed' };
+}
+
+/** At the waits webhook: hands the run the saved tally of its wait, signed with the Webhook Secret. */
+export async function handSavedTally(context: IWebhookFunctions, book: StatusBook, watch: StatusWatch, wait: StatusWait): Promise<Attempt> {
+	const { statuses } = book.tally(watch, wait);
+	const secret = await webhookSecret(context);
+	const body = Buffer.from(JSON.stringify({ type: STATUS_SUMMARY_TYPE, wait: wait.id, statuses }));
+	return await oneAtATime(wait.resumeUrl, async () => await handToRun(context, wait.resumeUrl, body, signatureHeaders(secret, body)));
 }
