@@ -109,7 +109,6 @@ Control API (unsigned):
   curl ${c.baseUrl}/_sandbox/deliveries
   curl -X POST ${c.baseUrl}/_sandbox/reset
 `);
-
 }
 
 main().catch((err: Error) => {

@@ -128,10 +128,10 @@ function byKey(stack: Stack, key: string): Workflow {
 	return stack.workflows.find((w) => w.name === `E2E: ask and wait for chat reply (${key})`)!;
 }
 
-/** A phone number of its own for each question, so checks never answer each other's. */
 /** The texts the sandbox got for `phone`, in order. */
 export const sentTo = async (stack: Stack, phone: string) => (await stack.sandbox.messages()).filter((m) => m.phone === phone).map((m) => m.body);
 
+/** A phone number of its own for each question, so checks never answer each other's. */
 export function newCustomer(): string {
 	return `+1555${String(1_000_000 + (randomBytes(3).readUIntBE(0, 3) % 9_000_000))}`;
 }
