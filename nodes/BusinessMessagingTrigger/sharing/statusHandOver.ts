@@ -6,7 +6,7 @@ import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { MESSAGE_STATUS_EVENT } from '../events';
 import { triggerScope } from './scope';
-import { type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
+import { type Attempt, type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
 import { doLater } from './later';
 import { handSavedTally } from './statusLimit';
@@ -29,6 +29,10 @@ import { RESUMED, StatusBook, type StatusWait, type StatusWatch } from './status
  * retry resumes the run.
  */
 const ABOUT_TO_WAIT_MS = 60_000;
+
+/** Whether a hand-over found the run not waiting yet, so soon after the node named its messages that it is about to. */
+const notWaitingYet = (attempt: Attempt, watch: StatusWatch, nowMs: number) =>
+	attempt.outcome === 'gone' && attempt.statusCode === 409 && nowMs - watch.registeredAt < ABOUT_TO_WAIT_MS;
 
 /** Waits this process resumed, with when: a second status completing the same wait at the same moment is taken. */
 const resumedHere = processMemory<number>();
@@ -84,7 +88,7 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 	// by another process"), where earlier versions answer 409; the process that resumed the run ends the wait.
 	const resumedElsewhere = attempt.outcome === 'failed' && attempt.statusCode === 500 && again !== undefined && (await endedElsewhere(context, again.url, watch));
 	if (attempt.outcome === 'failed' && !resumedElsewhere) return retry(context, attempt.reason);
-	if (attempt.outcome === 'gone' && attempt.statusCode === 409 && nowMs - watch.registeredAt < ABOUT_TO_WAIT_MS) {
+	if (notWaitingYet(attempt, watch, nowMs)) {
 		if (!again || !(await endedElsewhere(context, again.url, watch))) return retry(context, 'the run does not wait yet');
 	}
 	// The run waits no more (it ended, or went on at its limit), or the node waits for other messages.
@@ -200,8 +204,7 @@ export async function keptForNaming(context: IWebhookFunctions, book: StatusBook
 		const wait = book.waits.get(watch.wait);
 		if (!wait || !book.tally(watch, wait).complete) continue;
 		const attempt = await handSavedTally(context, book, watch, wait);
-		const aboutToWait = attempt.outcome === 'gone' && attempt.statusCode === 409 && Date.now() - watch.registeredAt < ABOUT_TO_WAIT_MS;
-		if (attempt.outcome === 'failed' || aboutToWait) notDone++;
+		if (attempt.outcome === 'failed' || notWaitingYet(attempt, watch, Date.now())) notDone++;
 		else book.end(wait, watch, attempt.outcome === 'resumed' ? RESUMED : 'not waiting');
 	}
 	return notDone;
