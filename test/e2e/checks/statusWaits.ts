@@ -167,10 +167,7 @@ export function statusWaitChecks(stack: Stack): Check[] {
 	let limited: (Sending & { deliveredAt: string }) | undefined;
 	/** The sandbox reports statuses to the sharing trigger while these checks run. */
 	const toTrigger = async <T>(fn: () => Promise<T>): Promise<T> => await reportingTo(stack, triggerUrl, fn);
-	const report = async (messageId: string, status: 'sent' | 'delivered' | 'read') => {
-		const d = await sandbox.settled(await toTrigger(async () => await sandbox.reportStatus(messageId, status)), 60_000);
-		assertEqual([d.state, d.attempts[0]?.status], ['delivered', 200], `the trigger's answer to ${status}`);
-	};
+	const report = async (messageId: string, status: 'sent' | 'delivered' | 'read') => await reportAnswered(stack, triggerUrl, messageId, status);
 	return [
 		{
 			name: 'status waits: Limit Wait Time — the message goes out, the run waits for it to be read, and it is delivered during the wait',
@@ -336,8 +333,7 @@ export async function fastService(stack: Stack, deliverTo: { early: string; late
 		assert(Date.parse(d.attempts[0].sentAt) < lateAccepted - LATE_ANSWER_MS / 2, `the early ${r.status} was sent at ${d.attempts[0].sentAt}, not well before the late message was accepted (${new Date(lateAccepted).toISOString()})`);
 	}
 	await stillWaiting(n8n, s, 'every status but the late message’s read');
-	const read = await sandbox.settled(await reportingTo(stack, deliverTo.late, async () => await sandbox.reportStatus(lateId, 'read')), 60_000);
-	assertEqual([read.state, read.attempts[0]?.status], ['delivered', 200], 'the trigger’s answer to the late read');
+	await reportAnswered(stack, deliverTo.late, lateId, 'read');
 	const run = await settledRun(n8n, s, 60_000);
 	assertEqual(run.status, 'success', 'status of the resumed run');
 	const items = nodeOutput(run, SEND_NODE);
@@ -352,6 +348,12 @@ export async function fastService(stack: Stack, deliverTo: { early: string; late
 	// When they came, nobody waited for the early statuses yet: each flowed to the trigger's workflow too.
 	const earlyRuns = (await triggerRuns(n8n, stack)).filter((e) => JSON.stringify(e.data ?? {}).includes(earlyId));
 	assertEqual(earlyRuns.length, 3, 'runs of the trigger’s workflow for the early message (sent, delivered, read)');
+}
+
+/** The sandbox reports `status` of `messageId` to `url`; its first attempt must be answered 200. */
+async function reportAnswered(stack: Stack, url: string, messageId: string, status: 'sent' | 'delivered' | 'read'): Promise<void> {
+	const d = await stack.sandbox.settled(await reportingTo(stack, url, async () => await stack.sandbox.reportStatus(messageId, status)), 60_000);
+	assertEqual([d.state, d.attempts[0]?.status], ['delivered', 200], `the trigger's answer to ${status}`);
 }
 
 /** The sandbox reports statuses to `url` while `fn` runs (the suites' sandbox reports to no trigger of its own). */
