@@ -325,6 +325,27 @@ describe('a fast service: statuses that come before the node names its messages,
 		expect(handed).toMatchObject([{ wait: WAIT_ID, statuses: { 'wamid.early-1': { status: 'read' } } }]);
 	});
 
+	test('three processes each keep a status at the same moment, their keepings at all three in turn (each saving over the others), and the naming comes right after those first keepings: the naming, or a keeping again after it, completes the wait with all three; every status answered 200', async () => {
+		waitsProcesses = 3;
+		await registerWait();
+		const messages = ['wamid.early-a', 'wamid.early-b', 'wamid.early-c'];
+		let keepings = 0;
+		let firstKept!: () => void;
+		const firstKeepings = new Promise<void>((resolve) => (firstKept = resolve));
+		afterWaitsRequest = (action) => {
+			if (action === 'keepStatuses' && ++keepings === messages.length) firstKept();
+		};
+		const answers = Promise.all(messages.map((id, i) => report(processes[i], id, 'read')));
+		await firstKeepings;
+		const named = await watch(messages);
+		expect((await answers).map((a) => a.statusCode)).toEqual([200, 200, 200]);
+		const every = Object.fromEntries(messages.map((id) => [id, { status: 'read' }]));
+		const handed = resumes.filter((r) => r.status === 200).map((r) => JSON.parse(r.body) as IDataObject);
+		// Complete at the naming: the node goes on at once with what it answered, and nothing is handed over.
+		if (named.complete === true) expect([named.statuses, handed]).toMatchObject([every, []]);
+		else expect(handed).toMatchObject([{ wait: WAIT_ID, statuses: every }]);
+	}, 30_000);
+
 	test('when the trigger cannot ask its waits webhook: answered 503 (the service sends it again), no workflow started', async () => {
 		await registerWait();
 		waitsDown = true;
