@@ -141,6 +141,8 @@ export class N8n {
 	readonly encryptionKey: string;
 	readonly filesDir: string;
 	port = 0;
+	/** When the latest start began (ms since the epoch). */
+	startedAtMs = 0;
 	private server?: Started;
 	private cookie = '';
 	private apiKey = '';
@@ -355,6 +357,7 @@ export class N8n {
 						N8N_PORT: String(await freePort()),
 					}
 				: { N8N_PORT: String(this.port) };
+		this.startedAtMs = Date.now();
 		this.server = startProcess(this.node, [join(this.installDir, 'node_modules/n8n/bin/n8n'), command], {
 			cwd: this.home,
 			env: this.env({

@@ -13,7 +13,7 @@ import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, atOwnPath, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, STATUS_SEND_NODE, statusWaitWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
 import { assert, assertEqual, type Check } from '../lib/report';
-import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, execution, exampleRun, KILL_ROUND_RUNS, MESSAGE_NODE, newCustomer, type RestartRider, sentTo, settledRun, startWorkflow, triggerRuns } from './conversations';
+import { AFTER_NODE, answeredByStartingN8n, attemptsText, CONVERSATION_TRIGGER_HOOK, customerWrites, execution, exampleRun, KILL_ROUND_RUNS, MESSAGE_NODE, newCustomer, type RestartRider, sentTo, settledRun, startWorkflow, triggerRuns } from './conversations';
 import { TEST_RECIPIENT } from './sending';
 
 export const SEND_NODE = STATUS_SEND_NODE;
@@ -65,6 +65,8 @@ export function statusWaitWorkflows(credential: CredentialRef, testMode: { dryRu
 		statusWorkflow(credential, 'Read', 60),
 		// Long enough for a delivered during the wait, counted before the limit, on a busy machine too.
 		statusWorkflow(credential, 'Limit', 0.5),
+		// Its limit comes after the trigger checks' restart that follows its start, on a busy machine too.
+		statusWorkflow(credential, 'Restart', RESTART_LIMIT_MS / 60_000),
 		statusBulkWorkflow(credential),
 		statusFastWorkflow(credential),
 		statusWaitWorkflow('e2eStatusDryRun', DRY_RUN_WORKFLOW, testMode.dryRun, 'e2e-status-dry-run', 'read'),
@@ -159,6 +161,48 @@ async function stillWaiting(n8n: N8n, s: Pick<Sending, 'workflow' | 'executionId
 	// The trigger answers a status that leaves the wait incomplete after it counted it again (about 1 s).
 	await new Promise((resolve) => setTimeout(resolve, 2500));
 	assertEqual((await execution(n8n, s.workflow.id, s.executionId))?.status, 'waiting', `the run after ${what}`);
+}
+
+/** Limit Wait Time of the run waiting across an n8n restart (statusLimitAcrossRestart). */
+const RESTART_LIMIT_MS = 45_000;
+
+/**
+ * Two checks around a check that restarts n8n (`restart`; the events it sends go to another trigger): a run begins
+ * to wait for read and its delivered is counted; after the restart, a customer's message to the sharing trigger
+ * is all it gets, no status, and must keep the limit again, so that the run goes on at Limit Wait Time with the
+ * delivered (n8n's own resume, 90 s later, passes on none). A restart that began after the limit checks nothing, and fails.
+ */
+export function statusLimitAcrossRestart(stack: Stack, restart: Check): Check[] {
+	const { n8n } = stack;
+	const triggerUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
+	let waiting: (Sending & { deliveredAt: string; limitAfter: number; pid?: number }) | undefined;
+	return [
+		{
+			name: `status waits, n8n restarted during the wait: the message goes out, the run waits ${RESTART_LIMIT_MS / 1000} s for read, and it is delivered before the restart`,
+			fn: async () => {
+				const limitAfter = Date.now() + RESTART_LIMIT_MS;
+				const s = await reportingTo(stack, triggerUrl, async () => await startSending(stack, 'Restart', false));
+				const deliveredAt = new Date().toISOString();
+				await answered(stack, s.messageId, 'delivered', deliveredAt);
+				waiting = { ...s, deliveredAt, limitAfter, pid: n8n.pid };
+			},
+		},
+		restart,
+		{
+			name: 'status waits, n8n restarted during the wait: no status since, only a customer’s message at the sharing trigger; at Limit Wait Time the run goes on with the delivered counted before the restart (n8n’s own resume, later, would pass on none)',
+			timeoutMs: 240_000,
+			fn: async () => {
+				assert(waiting, 'the run waiting across the restart did not start');
+				assert(n8n.pid !== waiting.pid && n8n.startedAtMs < waiting.limitAfter, 'n8n was not restarted before the limit: nothing was checked');
+				const message = await customerWrites(stack, newCustomer(), 'Where is my order?');
+				assertEqual([message.state, message.attempts[0]?.status], ['delivered', 200], 'the customer’s message (state, first answer)');
+				const run = await settledRun(n8n, waiting, 200_000);
+				assertEqual(run.status, 'success', 'status');
+				const out = sendOutput(run);
+				assertEqual([out.message_id, out.reached, out.status, out.deliveredAt], [waiting.messageId, false, 'delivered', waiting.deliveredAt], 'message_id, reached, status, deliveredAt');
+			},
+		},
+	];
 }
 
 export function statusWaitChecks(stack: Stack): Check[] {
