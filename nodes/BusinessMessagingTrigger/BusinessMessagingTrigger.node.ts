@@ -16,6 +16,7 @@ import { handleWaitsRequest, isWaitsRequest, WAITS_WEBHOOK } from './sharing/end
 import { RECEIVE_THROUGH_SHARING_TRIGGER, sharesWith, triggerScope } from './sharing/scope';
 import { ensureOnlySharer, receivesThroughSharingTrigger, subscribe, unsubscribe } from './sharing/subscriber';
 import { handOverStatus } from './sharing/statusHandOver';
+import { keepStatusLimitsOnEvent } from './sharing/statusLimit';
 import { type Delivery, handOverReply, handOverToWorkflows, keepRegistrations, resumedAlready, sharesEvents, type Handed } from './sharing/handOver';
 import { claimDelivery, deliveryKey, handOverDeliveries, IN_FLIGHT_WAIT_MS } from './deliveryStore';
 import {
@@ -157,6 +158,8 @@ async function handleDelivery(this: IWebhookFunctions): Promise<IWebhookResponse
 	// what this one does not. A test listener in the editor hands nothing on.
 	const sharing = sharesEvents(this);
 	const forWorkflows = sharing && this.getMode() !== 'manual';
+	// Wait for Status: after a restart, the limits of the runs waiting are kept again with the next event of any kind.
+	if (forWorkflows) await keepStatusLimitsOnEvent(this);
 	if (!selected && !sharing) {
 		const ignored = events.includes(ALL_EVENTS) || events.includes(event) ? 'status ignored' : 'event not selected';
 		return answer(this, 200, { received: true, ignored });

@@ -192,6 +192,21 @@ test('after a restart during the wait, the next request of the trigger keeps the
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
 });
 
+test('after a restart during the wait, a customer’s message to the trigger (no status, no request of the waits webhook) keeps the limit again: at the limit the run gets the delivered counted before the restart', async () => {
+	const run = await send({ statusWaitLimit: 0.1, statusWaitUnit: 'minutes' });
+	expect(run.run.status).toBe('waiting');
+	expect(await report(ids()[0], 'delivered')).toBe(200);
+	forgetRegistrations(); // n8n restarted: the limits this process kept are gone
+	const waitsRequests = standIn.answers.length;
+	const message = sandbox.customerMessage({ from: '+4915100000042', body: 'Where is my order?' });
+	await until(() => message.attempts.length > 0 && message.attempts[0].status !== null);
+	expect(message.attempts[0].status).toBe(200);
+	const [call] = await postedSoon(1);
+	// Nothing but the limit asked the waits webhook after the restart: the message alone kept the limit.
+	expect(standIn.answers.slice(waitsRequests).map((a) => (a.body as IDataObject)?.handed)).toEqual([true]);
+	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
+});
+
 test('at Limit Wait Time, n8n answering 200 "n8n is starting up" (its database not ready) is no hand-over: the trigger asks again and the run is handed its summary', async () => {
 	const run = await send({ statusWaitLimit: 0.05, statusWaitUnit: 'minutes' });
 	expect(run.run.status).toBe('waiting');

@@ -7,16 +7,17 @@ import { webhookSecret } from '../../shared/webhookSecret';
 import { type Attempt, handToRun, oneAtATime } from './handOver';
 import { doLater, isPending, type Later } from './later';
 import { processMemory } from './registry';
-import { AT_LIMIT, type StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
+import { triggerScope } from './scope';
+import { AT_LIMIT, StatusBook, type StatusWait, type StatusWatch } from './statusWaits';
 
 /**
  * Limit Wait Time of a status wait, kept by the trigger: when it passes, the trigger hands the run what it counted
  * by then, so the run goes on with the latest statuses (`reached: false` for the messages that did not reach the
- * wanted one). Every process of n8n that takes a request of the trigger's waits webhook keeps in memory the limits
- * of the live waits it saw; at a limit it asks the waits webhook (any process takes it), which hands the run the
- * saved tally and ends the wait, so a second process asking finds it ended. When no process kept the limit (n8n
- * restarted, and the waits webhook took no request since), n8n resumes the run itself LIMIT_FALLBACK_MS later
- * with what the node knew when it began to wait.
+ * wanted one). Every process of n8n that takes a request of the trigger's waits webhook, or any of the service's
+ * events, keeps in memory the limits of the live waits it saw; at a limit it asks the waits webhook (any process
+ * takes it), which hands the run the saved tally and ends the wait, so a second process asking finds it ended.
+ * When no process kept the limit (n8n restarted, and the trigger took no event or request since), n8n resumes
+ * the run itself LIMIT_FALLBACK_MS later with what the node knew when it began to wait.
  */
 
 /** A hand-over that could not be made (n8n busy, restarting) is tried again after this, until shortly before n8n's own resume. */
@@ -54,6 +55,30 @@ export function keepStatusLimits(context: IWebhookFunctions, scope: string, book
 			},
 		});
 		doLater(key, atLimit(wait.until));
+	}
+}
+
+/** How often a process looks for limits to keep when the service's events come (keepStatusLimitsOnEvent). */
+const ON_EVENTS_EVERY_MS = 60_000;
+/** When this process last looked, per trigger. */
+const lookedOnEvent = processMemory<number>();
+
+/**
+ * A genuine event of the service at the sharing trigger: keeps the limits of the live waits this process does
+ * not keep yet, at most once a minute. After a restart the limits are gone from memory, and the waits webhook
+ * may take its next request only with the next status of a waited message, while the service's other events
+ * (customers' messages, other messages' statuses) keep coming. Never fails the event: what it throws is logged.
+ */
+export async function keepStatusLimitsOnEvent(context: IWebhookFunctions): Promise<void> {
+	const scope = triggerScope(context);
+	const now = Date.now();
+	if (now - (lookedOnEvent.get(scope) ?? 0) < ON_EVENTS_EVERY_MS) return;
+	lookedOnEvent.set(scope, now);
+	try {
+		const secret = await webhookSecret(context);
+		if (secret !== '') keepStatusLimits(context, scope, new StatusBook(scope, context.getWorkflowStaticData('node'), now), secret);
+	} catch (error) {
+		context.logger.warn(`Business Messaging Trigger: could not keep the limits of status waits (${(error as Error).message})`);
 	}
 }
 
