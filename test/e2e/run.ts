@@ -1,6 +1,6 @@
 /**
  * End-to-end suite: this package in a real n8n against the sandbox, driven over HTTP.
- * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_SMOKE=1 runs only the smoke
+ * npm run test:e2e  (N8N_VERSION=… picks the n8n version, default 2.41.1; E2E_LANES=1 runs every check on one n8n; E2E_SMOKE=1 runs only the smoke
  * checks; E2E_ONLY=<regex> only the checks whose names match; E2E_KEEP=1 keeps the temp folder with the logs even when everything passes)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -38,6 +38,7 @@ import {
 import { type Check, closingLine, createReporter, type Reporter, runSuite } from './lib/report';
 import { settingChecks } from './lib/setting';
 import { ENGINE_SETTINGS, type EngineSetting, N8N_DEFAULTS } from '../../tools/n8n/settings';
+import { lanesFromEnv } from '../../tools/n8n/lanes';
 import { logsFolder } from '../../tools/n8n/logs';
 import { stopAll } from '../../tools/n8n/proc';
 import { N8N_VERSION, type N8n, n8nId } from '../../tools/n8n/n8n';
@@ -109,6 +110,15 @@ function hasSupportBotAgent(n8n: N8n): boolean {
 const SMOKE_CHECKS =
 	/sharing:|loaded the package|send text|handshake|three signed events|forged event|eight copies|after an n8n restart|earlier releases|forged, stripped or altered link|\$now|credential test|Retry chain|support-bot example|no secret appears|conversations: a chat reply resumes|conversations: a forged|while n8n starts|just before SIGKILL|n8n stalls|status waits, n8n restarted|status waits: (Limit Wait Time|Wait for Status = Read|a forged status|statuses out of order|a fast service|Test Mode|the message never read|500 recipients)|example \(payment reminder\)|execution lists:/;
 
+/**
+ * The suite's two lanes, each on an n8n of its own, side by side (E2E_LANES=1: one n8n, every check in turn).
+ * Much of the suite waits (n8n's restarts, limits, the service's retries): the restarts lane holds the trigger's
+ * checks, the kills and the stall; the other lane the rest.
+ */
+type Lane = 'restarts' | 'others';
+const LANE_NAMES: Lane[] = ['restarts', 'others'];
+const LANES = lanesFromEnv('E2E_LANES', LANE_NAMES.length) >= LANE_NAMES.length ? LANE_NAMES.length : 1;
+
 /** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
 
@@ -123,10 +133,13 @@ export async function e2eSuite(options: {
 	prefix?: string;
 	/** An expression-engine setting for n8n (its defaults when not given). */
 	setting?: EngineSetting;
+	/** Only this lane's checks, on an n8n of its own (E2E_LANES); every check when not given. */
+	lane?: Lane;
 }): Promise<void> {
-	const { report, smoke = false, prefix = '' } = options;
+	const { report, smoke = false, prefix = '', lane } = options;
 	const started = Date.now();
-	const say = (line: string) => process.stdout.write(`# ${prefix}${line}\n`);
+	const laneTag = lane ? `[${lane}] ` : '';
+	const say = (line: string) => process.stdout.write(`# ${prefix}${laneTag}${line}\n`);
 	const logs = logsFolder('e2e', say);
 	const { dir } = logs;
 	const failedBefore = report.totals().failed;
@@ -214,14 +227,14 @@ export async function e2eSuite(options: {
 					)
 					.map((w) => w.id),
 		});
-		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, true);
+		report.result(`${prefix}${laneTag}set-up: n8n with the package, the sandbox, credential and workflows`, true);
 	} catch (error) {
-		report.result(`${prefix}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
+		report.result(`${prefix}${laneTag}set-up: n8n with the package, the sandbox, credential and workflows`, false, String(error));
 		await finish(report, logs, say, started, failedBefore, stack, model);
 		return;
 	}
 
-	for (const check of settingChecks(options.setting ?? N8N_DEFAULTS, () => [stack!.n8n])) await report.run({ ...check, name: `${prefix}${check.name}` });
+	for (const check of settingChecks(options.setting ?? N8N_DEFAULTS, () => [stack!.n8n])) await report.run({ ...check, name: `${prefix}${laneTag}${check.name}` });
 	const waitChecks = sendAndWaitChecks(stack);
 	const chatChecks = conversationChecks(stack);
 	const exampleChecks = orderConfirmationChecks(stack);
@@ -233,6 +246,13 @@ export async function e2eSuite(options: {
 	// Renamed or gone, the status checks would silently not run: the suite stops here instead.
 	if (restartAt < 0) throw new Error('the trigger checks have no restart check for the status wait across a restart to ride on');
 	triggerChecks.splice(restartAt, 1, ...statusLimitAcrossRestart(stack, triggerChecks[restartAt]));
+	const triggerListenChecks = listenChecks(stack, TRIGGER_WEBHOOK_ID);
+	const restartCheck = conversationRestartCheck(stack, say, [statusRestartRider(stack, say)]);
+	const stallCheck = conversationStallCheck(stack, say);
+	// The restarts lane: the trigger's checks (their restarts, the status wait across one) and the kills and the
+	// stall; the other lane everything else, each in the order below.
+	const inRestartsLane = new Set<Check>([...triggerChecks, ...triggerListenChecks, restartCheck, stallCheck]);
+	const inLane = (check: Check) => !lane || (lane === 'restarts') === inRestartsLane.has(check);
 	const checks: Check[] = [
 		// The timeout waits start first and are checked last: n8n looks for due waits once a minute.
 		waitChecks[0],
@@ -246,7 +266,7 @@ export async function e2eSuite(options: {
 		...(hasHitlTool(stack.n8n, smoke) ? hitlChecks(stack, model) : []),
 		...(hasSupportBotAgent(stack.n8n) ? supportBotChecks(stack, model, SUPPORT_BOT_WEBHOOK_ID, stack.workflows.find((w) => w.name === SHARING_WORKFLOW)!.id) : []),
 		...triggerChecks,
-		...listenChecks(stack, TRIGGER_WEBHOOK_ID),
+		...triggerListenChecks,
 		// Started here, not first: the examples' no-reply and not-read branches send a message when n8n ends the
 		// wait (within a minute of its limit), which the checks above, counting what the sandbox got, must not see.
 		exampleChecks[0],
@@ -257,8 +277,8 @@ export async function e2eSuite(options: {
 		exampleChecks[1],
 		paymentChecks[1],
 		// Message statuses ride on the replies' kills: no restarts of their own.
-		conversationRestartCheck(stack, say, [statusRestartRider(stack, say)]),
-		conversationStallCheck(stack, say),
+		restartCheck,
+		stallCheck,
 		...waitChecks.slice(-1),
 		...chatChecks.slice(-2),
 		...statusChecks.slice(-1),
@@ -269,10 +289,10 @@ export async function e2eSuite(options: {
 		// Last: they deactivate and restart the sharing (conversations) trigger's workflow.
 		...sharingChecks(stack, { deliverTo: [stack.n8n], webhookUrl: `${stack.n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`, log: say }),
 	];
-	for (const check of checks) await runCheck(check);
+	for (const check of checks.filter(inLane)) await runCheck(check);
 
 	await runCheck({
-		name: 'no secret appears in n8n’s log or in any execution’s data',
+		name: `${laneTag}no secret appears in n8n’s log or in any execution’s data`,
 		fn: async () => {
 			const secrets = [stack!.sandbox.credentials.clientSecret, stack!.sandbox.credentials.webhookSecret];
 			// Every page, running ones too: the newest 250 alone left the suite's earlier executions unread.
@@ -312,9 +332,16 @@ async function main(): Promise<number> {
 	process.stdout.write(`# n8n ${N8N_VERSION}${process.env.E2E_SMOKE ? ' (smoke)' : ''}\n`);
 	// E2E_SETTING=lazy (or another key of ENGINE_SETTINGS): the suite under that expression-engine setting.
 	const setting = ENGINE_SETTINGS.find((s) => s.key === process.env.E2E_SETTING);
-	await e2eSuite({ report, smoke: Boolean(process.env.E2E_SMOKE), setting });
+	const smoke = Boolean(process.env.E2E_SMOKE);
+	if (LANES === 1) {
+		await e2eSuite({ report, smoke, setting });
+		await stopAll();
+		return closingLine(report);
+	}
+	const reports = LANE_NAMES.map(() => createReporter());
+	await Promise.all(LANE_NAMES.map((lane, i) => e2eSuite({ report: reports[i], smoke, setting, lane })));
 	await stopAll();
-	return closingLine(report);
+	return closingLine(...reports);
 }
 
 if (require.main === module) {

@@ -10,7 +10,7 @@ export interface Check {
 }
 
 /**
- * `timedFromMs`: a check that took at least this long is followed by a line with its time (`#   took 12.3 s`), so a
+ * `timedFromMs`: a check that took at least this long is followed by a line with its time (`#   took 12.3 s: <name>`), so a
  * run's output says where its time went (issue 50).
  */
 export function createReporter(out: (line: string) => void = (line) => process.stdout.write(`${line}\n`), timedFromMs = 5000) {
@@ -41,7 +41,8 @@ export function createReporter(out: (line: string) => void = (line) => process.s
 		} finally {
 			clearTimeout(timer);
 			const took = Date.now() - started;
-			if (took >= timedFromMs) out(`#   took ${(took / 1000).toFixed(1)} s`);
+			// Named: checks of suites side by side (lanes) print in between.
+			if (took >= timedFromMs) out(`#   took ${(took / 1000).toFixed(1)} s: ${check.name.slice(0, 70)}`);
 		}
 	};
 	return { result, run, totals: () => ({ passed, failed }) };
