@@ -35,14 +35,14 @@ describe("a suite's closing line", () => {
 });
 
 describe('each check', () => {
-	test('a check that took long is followed by a line with its time; a quick one is not', async () => {
+	test('a check that took long is followed by a line with its time and name; a quick one is not', async () => {
 		const lines: string[] = [];
 		const report = createReporter((line) => lines.push(line), 50);
 		await report.run({ name: 'quick', fn: async () => undefined });
 		await report.run({ name: 'slow', fn: async () => await new Promise((resolve) => setTimeout(resolve, 80)) });
 		expect(lines[0]).toBe('ok - quick');
 		expect(lines[1]).toBe('ok - slow');
-		expect(lines[2]).toMatch(/^# {3}took 0\.\d s$/);
+		expect(lines[2]).toMatch(/^# {3}took 0\.\d s: slow$/);
 		expect(lines).toHaveLength(3);
 	});
 });
