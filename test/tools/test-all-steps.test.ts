@@ -82,7 +82,7 @@ describe('npm test step lines', () => {
 		expect(table).toHaveLength(5);
 	});
 
-	it('a background command still running when the run ends is stopped, with everything it started', () => {
+	it('a background command still running when the run ends is stopped, with everything it started', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'bm-steps-'));
 		try {
 			const pids = join(dir, 'pids');
@@ -91,6 +91,9 @@ describe('npm test step lines', () => {
 			const [shell, sleeper] = readFileSync(pids, 'utf8').trim().split(' ');
 			// Gone, or a zombie its new parent has not reaped yet.
 			const running = (pid: string) => existsSync(`/proc/${pid}`) && !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+			// Signalled at the run's end; a loaded machine may take a moment to end them.
+			const deadline = Date.now() + 10_000;
+			while ([shell, sleeper].some(running) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
 			for (const pid of [shell, sleeper]) expect(running(pid)).toBe(false);
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
