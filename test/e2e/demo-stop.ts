@@ -157,11 +157,13 @@ function killLeftovers(procs: Proc[]): void {
 }
 
 /** The port a recorded n8n process was started on (its N8N_PORT). */
-function n8nPortOf(procs: Proc[]): number {
-	const n8n = procs.find((p) => p.cmd.includes('n8n/bin/n8n start'));
-	assert(n8n, `no n8n among:\n${procs.map((p) => p.cmd).join('\n')}`);
-	const env = readFileSync(`/proc/${n8n.pid}/environ`, 'utf8').split('\0');
-	return Number(env.find((v) => v.startsWith('N8N_PORT='))?.slice('N8N_PORT='.length));
+function n8nPortsOf(procs: Proc[]): number[] {
+	const n8ns = procs.filter((p) => p.cmd.includes('n8n/bin/n8n start'));
+	assert(n8ns.length > 0, `no n8n among:\n${procs.map((p) => p.cmd).join('\n')}`);
+	return n8ns.map((n8n) => {
+		const env = readFileSync(`/proc/${n8n.pid}/environ`, 'utf8').split('\0');
+		return Number(env.find((v) => v.startsWith('N8N_PORT='))?.slice('N8N_PORT='.length));
+	});
 }
 
 async function checkEverythingStopped(ports: number[], started: Proc[], signalledAt: number): Promise<void> {
@@ -242,17 +244,20 @@ async function main(): Promise<void> {
 	});
 
 	await reporter.run({
-		name: 'Ctrl-C in the terminal of npm run test:e2e, while its checks run, stops everything the suite started and frees n8n’s port',
+		name: 'Ctrl-C in the terminal of npm run test:e2e, while its checks run (both lanes), stops everything the suite started and frees the ports of both n8n instances',
 		timeoutMs: 35 * 60_000,
 		fn: async () => {
-			const e2e = await startInTerminal('npm run test:e2e', /^ok - set-up/m, {});
+			// Once both lanes have their n8n running (each says its set-up passed).
+			// Every check (a filter of this suite's own run, E2E_ONLY, is not passed on: a lane left with none ends at once).
+			const e2e = await startInTerminal('npm run test:e2e', /^ok - \[\w+\] set-up[\s\S]*^ok - \[\w+\] set-up/m, { E2E_ONLY: '' });
 			const started = processTree(e2e.npm.pid ?? 0);
 			cleanups.push(() => killLeftovers(started));
 			cleanups.push(() => rmSync(e2e.dir, { recursive: true, force: true }));
-			const n8nPort = n8nPortOf(started);
+			const n8nPorts = n8nPortsOf(started);
+			assert(n8nPorts.length === 2, `one n8n per lane expected, found ${n8nPorts.length}`);
 			const signalledAt = Date.now();
 			e2e.npm.stdin?.write('\x03'); // Ctrl-C
-			await checkEverythingStopped([n8nPort], started, signalledAt);
+			await checkEverythingStopped(n8nPorts, started, signalledAt);
 			assert(/SIGINT: stopping everything started here/.test(e2e.output()), `the suite did not say it was stopping:\n${e2e.output().slice(-1500)}`);
 		},
 	});
