@@ -156,7 +156,7 @@ function killLeftovers(procs: Proc[]): void {
 	}
 }
 
-/** The port a recorded n8n process was started on (its N8N_PORT). */
+/** The ports recorded n8n processes were started on (their N8N_PORT). */
 function n8nPortsOf(procs: Proc[]): number[] {
 	const n8ns = procs.filter((p) => p.cmd.includes('n8n/bin/n8n start'));
 	assert(n8ns.length > 0, `no n8n among:\n${procs.map((p) => p.cmd).join('\n')}`);
@@ -250,11 +250,21 @@ async function main(): Promise<void> {
 			// Once both lanes have their n8n running (each says its set-up passed).
 			// Every check (a filter of this suite's own run, E2E_ONLY, is not passed on: a lane left with none ends at once).
 			const e2e = await startInTerminal('npm run test:e2e', /^ok - \[\w+\] set-up[\s\S]*^ok - \[\w+\] set-up/m, { E2E_ONLY: '' });
-			const started = processTree(e2e.npm.pid ?? 0);
-			cleanups.push(() => killLeftovers(started));
 			cleanups.push(() => rmSync(e2e.dir, { recursive: true, force: true }));
+			// Whatever still runs of it at the end (the wait below may fail).
+			cleanups.push(() => killLeftovers(processTree(e2e.npm.pid ?? 0)));
+			// Both n8n running: one lane may be in a restart of its checks just then (its n8n gone for seconds).
+			const started = await waitFor(
+				'an n8n for each lane',
+				async () => {
+					const tree = processTree(e2e.npm.pid ?? 0);
+					return tree.filter((p) => p.cmd.includes('n8n/bin/n8n start')).length === 2 ? tree : undefined;
+				},
+				120_000,
+				200,
+			);
+			cleanups.push(() => killLeftovers(started));
 			const n8nPorts = n8nPortsOf(started);
-			assert(n8nPorts.length === 2, `one n8n per lane expected, found ${n8nPorts.length}`);
 			const signalledAt = Date.now();
 			e2e.npm.stdin?.write('\x03'); // Ctrl-C
 			await checkEverythingStopped(n8nPorts, started, signalledAt);
