@@ -116,8 +116,7 @@ const SMOKE_CHECKS =
  * checks, the kills and the stall, and last, once the other lane ended, the bulk status wait; the other lane the rest.
  */
 type Lane = 'restarts' | 'others';
-const LANE_NAMES: Lane[] = ['restarts', 'others'];
-const LANES = lanesFromEnv('E2E_LANES', LANE_NAMES.length) >= LANE_NAMES.length ? LANE_NAMES.length : 1;
+const TWO_LANES = lanesFromEnv('E2E_LANES', 2) >= 2;
 
 /** E2E_ONLY=<regex>: only the checks whose names match (while working on some). */
 const ONLY = process.env.E2E_ONLY ? new RegExp(process.env.E2E_ONLY, 'i') : undefined;
@@ -343,20 +342,19 @@ async function main(): Promise<number> {
 	// E2E_SETTING=lazy (or another key of ENGINE_SETTINGS): the suite under that expression-engine setting.
 	const setting = ENGINE_SETTINGS.find((s) => s.key === process.env.E2E_SETTING);
 	const smoke = Boolean(process.env.E2E_SMOKE);
-	// One lane (undefined: every check) or each of LANE_NAMES, with a reporter each.
-	const lanes = LANES === 1 ? [undefined] : LANE_NAMES;
-	const reports = lanes.map(() => createReporter());
-	let othersEnded = () => undefined as void;
-	const bulkAfter = new Promise<void>((resolve) => (othersEnded = resolve));
-	await Promise.all(
-		lanes.map(async (lane, i) => {
-			try {
-				await e2eSuite({ report: reports[i], smoke, setting, lane, bulkAfter: lane === 'restarts' ? bulkAfter : undefined });
-			} finally {
-				if (lane === 'others') othersEnded();
-			}
-		}),
-	);
+	// One lane (every check), or the two with a reporter each: the restarts lane's bulk status wait starts once
+	// the other lane ended.
+	const reports: Reporter[] = [];
+	const suite = async (lane?: Lane, bulkAfter?: Promise<void>) => {
+		const report = createReporter();
+		reports.push(report);
+		await e2eSuite({ report, smoke, setting, lane, bulkAfter });
+	};
+	if (!TWO_LANES) await suite();
+	else {
+		const others = suite('others');
+		await Promise.all([others, suite('restarts', others)]);
+	}
 	await stopAll();
 	return closingLine(...reports);
 }
