@@ -3,9 +3,9 @@
 # in-process workflow tests, the package built and packed once, the release checks (workflows, lint set-up,
 # lock, docs, the packed tarball and n8n's scanner), the trigger's own use of Node on the other Node versions;
 # then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
-# the editor in a browser, the demo stopped with Ctrl-C and the same package in n8n's queue mode; then side by
-# side a smoke on the other n8n versions (and on 2.41.1 under the recommended expression setting) and n8n killed
-# or stalled mid-burst (the fault suite, also under the recommended expression setting).
+# the editor in a browser and the demo stopped with Ctrl-C; then side by side a smoke on the other n8n versions
+# (and on 2.41.1 under the recommended expression setting) and the same package in n8n's queue mode; then n8n
+# killed or stalled mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,19 +35,17 @@ PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 step "the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" npm run --silent test:node-versions
-# The suites that mostly wait (on n8n, a registry, a browser, a terminal) side by side, with queue mode: it ends
-# before the end-to-end suite's bulk status wait, which waits for the service's retries when the machine is busy.
+# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
 together \
 	"end-to-end in a real n8n" "npm run --silent test:e2e" \
 	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
 	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
-	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop" \
-	"queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" "npm run --silent test:queue"
-# The fault suite uses about 1.7 of the two cores, the versions smoke about 1 (it mostly waits on n8n's limits and
-# restarts): side by side they end sooner than one after the other (docs/results/2026-12-01-npm-test-before-after.txt).
-# RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
-faults_suite="test:faults"
-if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite="record -- faults"; fi
+	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
+# Side by side too: each alone used about 1.4 and 1.2 of the two cores (docs/results/2026-12-01-npm-test-7c5fe49.txt).
 together \
 	"smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" "npm run --silent test:versions" \
-	"faults: n8n killed (SIGKILL, SIGTERM) or stalled (SIGSTOP) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" "npm run --silent $faults_suite"
+	"queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" "npm run --silent test:queue"
+# RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
+faults_suite=(test:faults)
+if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
+step "faults: n8n killed (SIGKILL, SIGTERM) or stalled (SIGSTOP) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" npm run --silent "${faults_suite[@]}"
