@@ -22,18 +22,19 @@ export interface BurstSize {
 }
 
 /**
- * SIGKILL and SIGSTOP: 40 events, after the 20th 2xx. What a kill can lose, or a stall run twice, is the events in
- * flight at that moment (CONCURRENCY of them), so a loss shows however long the burst ran before it: the trigger
- * broken to answer before its run exists lost events in these rounds, and broken to take a copy as new ran events
- * twice in the stalls (docs/evidence/2026-12-01-issue-50-bursts-40/; at 100 after the 50th before it,
- * docs/evidence/2026-11-28-issue-50-bursts/). SIGTERM: n8n answers on through its graceful shutdown (up to 30 s);
- * at 100 events the whole burst ended inside it and nothing was refused and re-sent after the restart, so these
- * rounds keep their size from before: 400 after the 200th, half of that to a sharing trigger (its events run three
- * times each). Nothing checks that some are re-sent: under the recommended expression setting n8n takes all 400
- * before it exits.
+ * SIGKILL: 40 events, after the 20th 2xx. What a kill can lose is the events in flight at that moment (CONCURRENCY
+ * of them), so a loss shows however long the burst ran before it: the trigger broken to answer before its run exists
+ * lost events in every such round (docs/evidence/2026-12-01-issue-50-bursts-40/). SIGSTOP: 100 events, after the
+ * 50th: broken to take a copy as new, the trigger ran events twice in every stall of that size
+ * (docs/evidence/2026-11-28-issue-50-bursts/), but at 40 after the 20th one stall in queue mode of three ran none
+ * twice. SIGTERM: n8n answers on through its graceful shutdown (up to 30 s); at 100 events the whole burst ended
+ * inside it and nothing was refused and re-sent after the restart, so these rounds keep their size from before: 400
+ * after the 200th, half of that to a sharing trigger (its events run three times each). Nothing checks that some are
+ * re-sent: under the recommended expression setting n8n takes all 400 before it exits.
  */
 export function burstSize(kill: Disruption, sharing: boolean): BurstSize {
-	if (kill !== 'SIGTERM') return { events: 40, killAfter: 20 };
+	if (kill === 'SIGKILL') return { events: 40, killAfter: 20 };
+	if (kill === 'SIGSTOP') return { events: 100, killAfter: 50 };
 	return sharing ? { events: 200, killAfter: 100 } : { events: 400, killAfter: 200 };
 }
 /** How long a SIGTERMed process gets before the round SIGKILLs it (n8n's own shutdown timeout is 30 s). */
