@@ -15,7 +15,7 @@ import { buildAndPack, installN8n, N8N_VERSION, N8n, n8nId, PACKAGE_NAME, REPO_R
 import { logsFolder } from '../../tools/n8n/logs';
 import { run, sleep, stopAll } from '../../tools/n8n/proc';
 import { installTools, LocalRegistry } from '../../tools/n8n/registry';
-import { assert, assertEqual, closingLine, createReporter, runSuite } from './lib/report';
+import { assert, assertEqual, closingLine, createReporter, errorText, runSuite } from './lib/report';
 import { SandboxProcess } from '../../tools/n8n/sandbox';
 import { waitForWebhook } from '../../tools/n8n/stack';
 import { webhookIdFor } from '../../tools/n8n/workflow';
@@ -143,7 +143,7 @@ async function main(): Promise<number> {
 		await sandbox.setWebhookUrl(`${n8n.baseUrl}${triggerProductionPath(TRIGGER_WEBHOOK_ID)}`);
 		report.result(`set-up: ${PACKAGE_NAME}@${VERSION} published to the local registry at ${registry.url}; n8n without the package`, true);
 	} catch (error) {
-		report.result('set-up: local registry, sandbox, n8n', false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+		report.result('set-up: local registry, sandbox, n8n', false, errorText(error));
 		return await finish();
 	}
 

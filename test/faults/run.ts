@@ -33,7 +33,7 @@ import { startQueueStack } from '../../tools/n8n/queue-stack';
 import { type Stack, startStack } from '../../tools/n8n/stack';
 import { chain, webhookIdFor, webhookTrigger, type Workflow } from '../../tools/n8n/workflow';
 import { type CredentialRef, triggerProductionPath } from '../../tools/n8n/workflows';
-import { closingLine, createReporter, runSuite } from '../e2e/lib/report';
+import { closingLine, createReporter, errorText, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { triggerNode } from '../queue/workflows';
 import { type Deployment, DEPLOYMENTS, deploymentKey, deploymentLabel, prefix, takesOver } from './deployments';
@@ -158,8 +158,6 @@ function caseReporter() {
 }
 
 type Reporter = ReturnType<typeof caseReporter>;
-
-const errorText = (error: unknown) => (error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 

@@ -13,6 +13,7 @@ import { REPO_ROOT } from '../../tools/n8n/n8n';
 import { installNode } from '../../tools/n8n/installs';
 import { run } from '../../tools/n8n/proc';
 import { otherNodeVersions } from '../../tools/n8n/versions';
+import { errorText } from '../e2e/lib/report';
 
 /** The tests that exercise Node itself: a real Node HTTP server and a sender that hangs up. */
 const NODE_LEVEL_TESTS = ['test/trigger/acknowledgement.test.ts'];
@@ -55,7 +56,7 @@ async function main(): Promise<number> {
 main().then(
 	(code) => process.exit(code),
 	(error: unknown) => {
-		process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+		process.stderr.write(`${errorText(error)}\n`);
 		process.exit(1);
 	},
 );

@@ -13,7 +13,7 @@ import { logsFolder } from '../../tools/n8n/logs';
 import { sleep, STALL_MS, stall, stopAll, waitFor } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
 import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
-import { assert, assertEqual, type Check, closingLine, createReporter, type Reporter, runSuite } from '../e2e/lib/report';
+import { assert, assertEqual, type Check, closingLine, createReporter, errorText, type Reporter, runSuite } from '../e2e/lib/report';
 import { settingChecks } from '../e2e/lib/setting';
 import { timingsLine, waitForWebhook } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
@@ -98,7 +98,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 					.map((w) => w.id),
 		});
 	} catch (error) {
-		report.result(setUp, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+		report.result(setUp, false, errorText(error));
 		await finish();
 		return;
 	}

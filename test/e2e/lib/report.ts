@@ -2,6 +2,16 @@ import { stopAll } from '../../../tools/n8n/proc';
 
 /** One line per check: `ok - …` / `not ok - …`, details indented as `#` comments. */
 
+/**
+ * An error as a failed check prints it: its stack, then each cause (fetch's "fetch failed" says why only in its
+ * cause: the socket's error).
+ */
+export function errorText(error: unknown): string {
+	if (!(error instanceof Error)) return String(error);
+	const text = error.stack ?? error.message;
+	return error.cause === undefined ? text : `${text}\ncause: ${errorText(error.cause)}`;
+}
+
 export interface Check {
 	name: string;
 	fn: () => Promise<void>;
@@ -37,7 +47,7 @@ export function createReporter(out: (line: string) => void = (line) => process.s
 			]);
 			result(check.name, true);
 		} catch (error) {
-			result(check.name, false, error instanceof Error ? (error.stack ?? error.message) : String(error));
+			result(check.name, false, errorText(error));
 		} finally {
 			clearTimeout(timer);
 			const took = Date.now() - started;
