@@ -202,6 +202,8 @@ test('after a restart during the wait, a customer’s message to the trigger (no
 	await until(() => message.attempts.length > 0 && message.attempts[0].status !== null);
 	expect(message.attempts[0].status).toBe(200);
 	const [call] = await postedSoon(1);
+	// The waits webhook answers the hand-over once the run's resume call is made: wait for that answer too.
+	await until(() => standIn.answers.slice(waitsRequests).some((a) => (a.body as IDataObject)?.handed === true));
 	// Nothing but the limit asked the waits webhook after the restart: the message alone kept the limit.
 	expect(standIn.answers.slice(waitsRequests).map((a) => (a.body as IDataObject)?.handed)).toEqual([true]);
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
