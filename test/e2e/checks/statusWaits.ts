@@ -154,18 +154,28 @@ function sendOutput(run: ExecutionSummary): Record<string, unknown> {
 }
 
 /**
- * A scheduled status the trigger must take: its first attempt answered 200. Two answers are not wrong: none within
- * the service's 10 s (a loaded machine; the service retries, as in the bulk check) and, with `notWaitingYet`, 503
- * for a status sent before the check saw the run waiting (statusHandOver.ts). The status must then end delivered.
+ * A scheduled status the trigger must take: its first attempt answered 200. Two first answers are not wrong: none
+ * within the service's 10 s (a loaded machine; the service retries, as in the bulk check) and, with `notWaitingYet`,
+ * 503 for a status sent before the check saw the run waiting (statusHandOver.ts). The status must then end delivered.
  */
 async function assertTaken(stack: Stack, deliveryId: string, what: string, notWaitingYet?: { waitingSeenMs: number }): Promise<Delivery> {
-	let d = await stack.sandbox.delivery(deliveryId);
+	// An attempt still under way has no status yet: wait for its answer, or for the service to give up on it.
+	let d = await waitFor(
+		`the first answer to ${what}`,
+		async () => {
+			const found = await stack.sandbox.delivery(deliveryId);
+			const first = found.attempts[0];
+			return first && (first.status !== null || first.error !== undefined) ? found : undefined;
+		},
+		60_000,
+		200,
+	);
 	const [first] = d.attempts;
-	if (first?.status === 200) return d;
-	const beforeTheWait = notWaitingYet !== undefined && first !== undefined && Date.parse(first.sentAt) < notWaitingYet.waitingSeenMs;
-	const unanswered = first !== undefined && first.status === null;
+	if (first.status === 200) return d;
+	const unanswered = first.status === null;
+	const beforeTheWait = notWaitingYet !== undefined && Date.parse(first.sentAt) < notWaitingYet.waitingSeenMs;
 	const refusedBeforeTheWait = beforeTheWait && first.status === 503 && (first.responseBody ?? '').includes('could not hand the statuses to the waiting run');
-	assert(unanswered || refusedBeforeTheWait, `${what}: first answered ${first?.status ?? 'never'}, expected 200 (${attemptsText(d)})`);
+	assert(unanswered || refusedBeforeTheWait, `${what}: first answered ${first.status}, expected 200 (${attemptsText(d)})`);
 	d = await stack.sandbox.settled(deliveryId, 90_000);
 	assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `${what}: state and last answer (${attemptsText(d)})`);
 	process.stderr.write(`# ${what}: taken at attempt ${d.attempts.length} (${attemptsText(d)})\n`);
