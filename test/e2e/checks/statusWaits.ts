@@ -182,6 +182,18 @@ async function assertTaken(stack: Stack, deliveryId: string, what: string, notWa
 	return d;
 }
 
+/** Where a bulk's statuses stand (how many per state, attempts and last answer) and its run: what a timed-out bulk check says. */
+async function bulkState(stack: Stack, deliveryIds: string[], run: { workflow: Workflow; executionId: string }): Promise<string> {
+	const counts = new Map<string, number>();
+	for (const d of await Promise.all(deliveryIds.map(async (id) => await stack.sandbox.delivery(id)))) {
+		const last = d.attempts.at(-1);
+		const key = `${d.state} after ${d.attempts.length} attempt(s), last ${last?.status ?? last?.error ?? 'under way'}`;
+		counts.set(key, (counts.get(key) ?? 0) + 1);
+	}
+	const states = [...counts].map(([key, n]) => `${n} ${key}`).join('; ');
+	return `${states}; the run: ${(await execution(stack.n8n, run.workflow.id, run.executionId))?.status ?? 'not found'}`;
+}
+
 /** Sends `status` of `messageId` to the sharing trigger (sendStatus); asserts the trigger answered it 200 in the end. */
 async function answered(stack: Stack, messageId: string, status: 'delivered' | 'read', at?: string): Promise<void> {
 	const d = await stack.sandbox.settled(await sendStatus(stack, messageId, status, { at }), 60_000);
@@ -602,7 +614,9 @@ export function statusBulkCheck(stack: Stack, recipients: number, log: (line: st
 			// timed out, while n8n still worked through the burst, which the service never does (docs/status-waits.md).
 			const ids = await Promise.all(run.messageIds.map(async (id) => await sendStatus(stack, id, 'delivered', { at, realTimeRetries: true })));
 			// Up to the third attempt (6 minutes after the first).
-			const deliveries = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 400_000)));
+			const settling = await Promise.allSettled(ids.map(async (id) => await sandbox.settled(id, 400_000)));
+			if (settling.some((s) => s.status === 'rejected')) throw new Error(`not every delivered settled: ${await bulkState(stack, ids, run)}`);
+			const deliveries = settling.map((s) => (s as PromiseFulfilledResult<Delivery>).value);
 			const answeredAt = Date.now();
 			const resumed = await settledRun(n8n, run, 120_000);
 			const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
