@@ -100,8 +100,9 @@ export function underWay(status: string, { waiting = true } = {}): boolean {
  * n8n 2.41 checks a parameter's regex validation (the Template field's By ID mode) in node:vm with a 250 ms
  * wall-clock limit (n8n-workflow safe-regex.js); a process stalled that long meanwhile (a loaded machine, a long
  * garbage collection) throws, and n8n's publish answers 400 "Error validating node parameters" for a valid node.
- * Reproduced (docs/evidence/2026-12-01-publish-regex-timeout): a process stopped 0.4 s while it checks. Only publishing checks it (not n8n's start), and asked
- * again it passes: the suites ask again, a user publishes again (README, Troubleshooting).
+ * Reproduced (docs/evidence/2026-12-01-publish-regex-timeout): a process stopped 0.4 s while it checks. Only
+ * publishing checks it (not n8n's start), and asked again it passes: the suites ask again, a user publishes again
+ * (README, Troubleshooting).
  */
 const REGEX_TIMEOUT_RETRIES = 2;
 function refusedForRegexTimeout(res: { status: number; body: unknown }): boolean {

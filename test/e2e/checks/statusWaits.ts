@@ -159,24 +159,14 @@ function sendOutput(run: ExecutionSummary): Record<string, unknown> {
  * 503 for a status sent before the check saw the run waiting (statusHandOver.ts). The status must then end delivered.
  */
 async function assertTaken(stack: Stack, deliveryId: string, what: string, notWaitingYet?: { waitingSeenMs: number }): Promise<Delivery> {
-	// An attempt still under way has no status yet: wait for its answer, or for the service to give up on it.
-	let d = await waitFor(
-		`the first answer to ${what}`,
-		async () => {
-			const found = await stack.sandbox.delivery(deliveryId);
-			const first = found.attempts[0];
-			return first && (first.status !== null || first.error !== undefined) ? found : undefined;
-		},
-		60_000,
-		200,
-	);
+	// Settled: every attempt has its answer (one still under way has none yet), the service's retries included.
+	const d = await stack.sandbox.settled(deliveryId, 90_000);
 	const [first] = d.attempts;
-	if (first.status === 200) return d;
-	const unanswered = first.status === null;
-	const beforeTheWait = notWaitingYet !== undefined && Date.parse(first.sentAt) < notWaitingYet.waitingSeenMs;
+	if (first?.status === 200) return d;
+	const unanswered = first !== undefined && first.status === null;
+	const beforeTheWait = notWaitingYet !== undefined && first !== undefined && Date.parse(first.sentAt) < notWaitingYet.waitingSeenMs;
 	const refusedBeforeTheWait = beforeTheWait && first.status === 503 && (first.responseBody ?? '').includes('could not hand the statuses to the waiting run');
-	assert(unanswered || refusedBeforeTheWait, `${what}: first answered ${first.status}, expected 200 (${attemptsText(d)})`);
-	d = await stack.sandbox.settled(deliveryId, 90_000);
+	assert(unanswered || refusedBeforeTheWait, `${what}: first answered ${first?.status}, expected 200 (${attemptsText(d)})`);
 	assertEqual([d.state, d.attempts.at(-1)?.status], ['delivered', 200], `${what}: state and last answer (${attemptsText(d)})`);
 	process.stderr.write(`# ${what}: taken at attempt ${d.attempts.length} (${attemptsText(d)})\n`);
 	return d;
