@@ -424,7 +424,7 @@ async function main(): Promise<number> {
 	const all = DEPLOYMENTS.flatMap(caseNames);
 	const chosen = all.filter(selected);
 	const size = (s: BurstSize) => `${s.events} after the ${s.killAfter}th`;
-	log(`${chosen.length} of ${all.length} cases; bursts of events ${CONCURRENCY} at a time, the disruption right after the Nth 2xx answer: SIGKILL and SIGSTOP ${size(burstSize('SIGKILL', false))}, SIGTERM ${size(burstSize('SIGTERM', false))} (to the sharing trigger ${size(burstSize('SIGTERM', true))})`);
+	log(`${chosen.length} of ${all.length} cases; bursts of events ${CONCURRENCY} at a time, the disruption right after the Nth 2xx answer: SIGKILL ${size(burstSize('SIGKILL', false))}, SIGSTOP ${size(burstSize('SIGSTOP', false))}, SIGTERM ${size(burstSize('SIGTERM', false))} (to the sharing trigger ${size(burstSize('SIGTERM', true))})`);
 	if (chosen.length === 0) report.check(`E2E_ONLY=${process.env.E2E_ONLY ?? ''} selects a case`, false, `it matches none of:\n${all.join('\n')}`);
 
 	const groups = laneOrder(DEPLOYMENTS.filter((d) => caseNames(d).some(selected)));

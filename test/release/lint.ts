@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../../tools/n8n/n8n';
 import { run } from '../../tools/n8n/proc';
 
 /** Folders whose code never runs inside n8n; each has an eslint.config.mjs that leaves it to `npm run typecheck`. */
-export const UNSHIPPED_DIRS = ['test', 'bench', 'tools', 'scripts'];
+export const UNSHIPPED_DIRS = ['test', 'bench', 'tools', 'scripts', 'docs'];
 const SHIPPED = ['nodes', 'credentials', 'package.json'];
 /** n8n's own default config file, as `n8n-node new` writes it and `n8n-node lint` compares in strict mode. */
 const N8N_DEFAULT_CONFIG = join(REPO_ROOT, 'node_modules/@n8n/node-cli/dist/template/templates/shared/default/eslint.config.mjs');

@@ -6,13 +6,11 @@
  */
 import { dirname } from 'node:path';
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const core = require('n8n-core') as typeof import('n8n-core');
 const wf = require('n8n-workflow') as typeof import('n8n-workflow');
 const fromCore = (name: string): unknown => require(require.resolve(name, { paths: [dirname(require.resolve('n8n-core'))] }));
 const { Container } = fromCore('@n8n/di') as typeof import('@n8n/di');
 const { Logger } = fromCore('@n8n/backend-common') as typeof import('@n8n/backend-common');
-/* eslint-enable @typescript-eslint/no-require-imports */
 import type { INodeType, INodeTypeDescription, ITriggerFunctions, IWebhookFunctions, IRun, WorkflowExecuteMode } from 'n8n-workflow';
 
 const quiet = { error() {}, warn() {}, info() {}, debug() {}, scoped() { return quiet; } };
