@@ -30,7 +30,8 @@ export interface BurstSize {
  * twice. SIGTERM: n8n answers on through its graceful shutdown (up to 30 s), so what matters is what comes during
  * it: 200 events after the 20th 2xx (100 to a sharing trigger, whose events run three times each), as many after the
  * signal as the rounds of 400 after the 200th had; broken to answer before its run exists, the trigger lost events
- * in 6 of the 9 SIGTERM rounds, and the other 3 lost none at the old size either (docs/evidence/2026-12-01-issue-50-sigterm/).
+ * in 5 of the 9 SIGTERM rounds in both of two runs, and the rounds that lost none lost none at the old size either
+ * (docs/evidence/2026-12-01-issue-50-sigterm/).
  * Nothing checks that some are re-sent: under the recommended expression setting n8n takes them all before it exits.
  */
 export function burstSize(kill: Disruption, sharing: boolean): BurstSize {
