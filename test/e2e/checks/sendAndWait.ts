@@ -77,10 +77,15 @@ export function sendAndWaitWorkflows(credential: CredentialRef): Workflow[] {
 	];
 }
 
-/** One execution by id: n8n 1.x leaves a waiting execution out of its list (it is still active there). */
+/**
+ * One execution by id: n8n 1.x leaves a waiting execution out of its list (it is still active there). n8n 1.x on
+ * SQLite saves a resumed run's status before its data, in two statements (@n8n/db updateExistingExecution): a
+ * `success` still holding the waiting run's data (its waitTill, which the resume clears) is read as running.
+ */
 export async function execution(n8n: N8n, workflowId: string, id: string): Promise<ExecutionSummary | undefined> {
-	const res = await n8n.api<ExecutionSummary>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
-	return res.status === 200 && res.body.workflowId === workflowId ? res.body : undefined;
+	const res = await n8n.api<ExecutionSummary & { data?: { waitTill?: unknown } }>('GET', `/executions/${encodeURIComponent(id)}?includeData=true`);
+	if (res.status !== 200 || res.body.workflowId !== workflowId) return undefined;
+	return res.body.status === 'success' && res.body.data?.waitTill ? { ...res.body, status: 'running' } : res.body;
 }
 
 /** Starts the workflow (with `body`) and reads the link from the message the sandbox received. */
