@@ -203,8 +203,10 @@ export async function settledRun(n8n: N8n, question: Pick<Question, 'workflow' |
 		`execution ${question.executionId} to finish`,
 		async () => {
 			const e = await execution(n8n, question.workflow.id, question.executionId);
-			if (e) lastSeen = `${e.status}, ${nodeOutput(e, AFTER_NODE).length > 0 ? 'After run' : 'After not run'}`;
-			return e && !underWay(e.status) && nodeOutput(e, AFTER_NODE).length > 0 ? e : undefined;
+			if (!e) return undefined;
+			const afterRan = nodeOutput(e, AFTER_NODE).length > 0;
+			lastSeen = `${e.status}, ${afterRan ? 'After run' : 'After not run'}`;
+			return !underWay(e.status) && afterRan ? e : undefined;
 		},
 		timeoutMs,
 		300,
