@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
+import './connections';
 import { freePort, run, startProcess, type Started, waitFor } from './proc';
 import { INSTALL_OVERRIDES, n8nFeatures, type N8nFeatures, selectedN8nVersion } from './versions';
 
