@@ -27,6 +27,21 @@ describe("a suite's closing line", () => {
 		expect([lines.at(-1), code]).toEqual(['2 passed, 1 failed', 1]);
 	});
 
+	test('names each failed check again, with its error’s first line, just before it (a long output is seen by its end)', () => {
+		const lines: string[] = [];
+		const lanes = [createReporter((line) => lines.push(line)), createReporter((line) => lines.push(line))];
+		lanes[0].result('sends a text', false, 'Error: 401 invalid signature\n    at stack');
+		lanes[1].result('replays the cases', true);
+		lanes[1].result('answers the challenge', false);
+		const write = jest.spyOn(process.stdout, 'write').mockImplementation((text) => lines.push(String(text).trimEnd()) > 0);
+		try {
+			closingLine(...lanes);
+		} finally {
+			write.mockRestore();
+		}
+		expect(lines.slice(-3)).toEqual(['# failed: sends a text: Error: 401 invalid signature', '# failed: answers the challenge', '1 passed, 2 failed']);
+	});
+
 	test('fails when no check ran (a filter that matched nothing proves nothing)', () => {
 		const { lines, code } = close([], []);
 		expect(lines.slice(-2)).toEqual(['not ok - no check ran', '0 passed, 1 failed']);

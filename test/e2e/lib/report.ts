@@ -25,10 +25,10 @@ export interface Check {
  */
 export function createReporter(out: (line: string) => void = (line) => process.stdout.write(`${line}\n`), timedFromMs = 5000) {
 	let passed = 0;
-	let failed = 0;
+	const failures: string[] = [];
 	const result = (name: string, ok: boolean, detail?: string) => {
 		if (ok) passed++;
-		else failed++;
+		else failures.push(detail ? `${name.slice(0, 100)}: ${detail.split('\n')[0]}` : name.slice(0, 100));
 		out(`${ok ? 'ok' : 'not ok'} - ${name}`);
 		if (!ok && detail) for (const line of detail.split('\n').slice(0, 40)) out(`#   ${line}`);
 	};
@@ -55,16 +55,18 @@ export function createReporter(out: (line: string) => void = (line) => process.s
 			if (took >= timedFromMs) out(`#   took ${(took / 1000).toFixed(1)} s: ${check.name.slice(0, 70)}`);
 		}
 	};
-	return { result, run, totals: () => ({ passed, failed }) };
+	return { result, run, totals: () => ({ passed, failed: failures.length }), failures: () => failures };
 }
 
 export type Reporter = ReturnType<typeof createReporter>;
 
 /**
  * A suite's closing line, `N passed, N failed` over its reporters, and its exit code: 1 when a check failed, or
- * when none ran (a filter that matched nothing, a suite that skipped its checks): that proves nothing.
+ * when none ran (a filter that matched nothing, a suite that skipped its checks): that proves nothing. The failed
+ * checks are named again just before it, each with its error's first line: a long output is often seen by its end.
  */
 export function closingLine(...reports: Reporter[]): number {
+	for (const failure of reports.flatMap((r) => r.failures())) process.stdout.write(`# failed: ${failure}\n`);
 	const passed = reports.reduce((sum, r) => sum + r.totals().passed, 0);
 	let failed = reports.reduce((sum, r) => sum + r.totals().failed, 0);
 	if (passed + failed === 0) {
