@@ -250,7 +250,7 @@ export async function e2eSuite(options: {
 	const restartAt = triggerChecks.findIndex((check) => /after an n8n restart a repeat of each starts nothing/.test(check.name));
 	// Renamed or gone, the status checks would silently not run: the suite stops here instead.
 	if (restartAt < 0) throw new Error('the trigger checks have no restart check for the status wait across a restart to ride on');
-	triggerChecks.splice(restartAt, 1, ...statusLimitAcrossRestart(stack, triggerChecks[restartAt]));
+	triggerChecks.splice(restartAt, 1, ...statusLimitAcrossRestart(stack, triggerChecks[restartAt], say));
 	const triggerListenChecks = listenChecks(stack, TRIGGER_WEBHOOK_ID);
 	const restartCheck = conversationRestartCheck(stack, say, [statusRestartRider(stack, say)]);
 	const stallCheck = conversationStallCheck(stack, say);

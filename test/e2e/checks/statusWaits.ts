@@ -206,7 +206,7 @@ const RESTART_LIMIT_MS = 45_000;
  * is all it gets, no status, and must keep the limit again, so that the run goes on at Limit Wait Time with the
  * delivered (n8n's own resume, 90 s later, passes on none). A restart that began after the limit checks nothing, and fails.
  */
-export function statusLimitAcrossRestart(stack: Stack, restart: Check): Check[] {
+export function statusLimitAcrossRestart(stack: Stack, restart: Check, log: (line: string) => void = () => undefined): Check[] {
 	const { n8n } = stack;
 	const triggerUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
 	let waiting: (Sending & { deliveredAt: string; limitAfter: number; pid?: number }) | undefined;
@@ -227,6 +227,8 @@ export function statusLimitAcrossRestart(stack: Stack, restart: Check): Check[] 
 			timeoutMs: 240_000,
 			fn: async () => {
 				assert(waiting, 'the run waiting across the restart did not start');
+				// How close the restart came to the limit (on a loaded machine the restart check takes longer).
+				log(`status wait across a restart: n8n was started again ${((waiting.limitAfter - n8n.startedAtMs) / 1000).toFixed(1)} s before the limit`);
 				assert(n8n.pid !== waiting.pid && n8n.startedAtMs < waiting.limitAfter, 'n8n was not restarted before the limit: nothing was checked');
 				const message = await customerWrites(stack, newCustomer(), 'Where is my order?');
 				assertEqual([message.state, message.attempts[0]?.status], ['delivered', 200], 'the customer’s message (state, first answer)');
