@@ -138,19 +138,26 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				];
 				const ids: string[] = [];
 				for (const { workflow, via } of runs) {
-					const path = String(workflow.nodes[0].parameters.path);
+					const url = `${via.baseUrl}/webhook/${String(workflow.nodes[0].parameters.path)}`;
+					const t0 = Date.now();
 					// Each process learns of the activation on its own: until then it answers 404 (and runs nothing).
 					const res = await waitFor(
 						`${workflow.name} via ${via.baseUrl}`,
 						async () => {
-							const r = await fetch(`${via.baseUrl}/webhook/${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+							// The process answers once the worker ran the workflow; a lost answer fails here, named.
+							const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(45_000) }).catch(async (error: unknown) => {
+								const listed = (await n8n.executions(workflow.id, 5)).map((e) => `${e.id} ${e.status}`);
+								throw new Error(`POST ${url}: no answer (${String(error)}); the workflow's runs: ${listed.join(', ') || 'none'}`);
+							});
 							return r.status === 404 ? undefined : r;
 						},
 						60_000,
 						500,
 					);
 					assertEqual(res.status, 200, `${workflow.name} via ${via.baseUrl}: ${await res.text()}`);
+					const answeredMs = Date.now() - t0;
 					const [execution] = await expectExecutions(n8n, workflow.id, 1, 0);
+					say(`${workflow.name} via ${via.baseUrl}: answered ${res.status} after ${answeredMs} ms, its run listed ${Date.now() - t0 - answeredMs} ms later`);
 					assertEqual(execution.status, 'success', `${workflow.name}: ${JSON.stringify(execution.data?.resultData.error ?? null)}`);
 					ids.push(execution.id);
 				}
