@@ -111,7 +111,7 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 	const { n8n, sandbox } = stack;
 	const runId = randomBytes(4).toString('hex');
 	const { webhookSecret, clientSecret } = sandbox.credentials;
-	const sent: Array<{ testCase: AdversarialCase; runId: string; status: number; threw: boolean; priorRuns: number }> = [];
+	const sent: Array<Omit<Sent, 'problem'> & { testCase: AdversarialCase; runId: string }> = [];
 	const unsettled: string[] = [];
 	const bodies: string[] = [];
 	const skipped: string[] = [];
