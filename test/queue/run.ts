@@ -80,8 +80,11 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			env: setting.env,
 			extraCredentials: { [SECOND_ACCOUNT.credential]: { webhookSecret: SECOND_ACCOUNT.webhookSecret } },
 			workflows: ({ credential, extraCredentials }) => [
-				textWorkflow(credential),
-				orderWorkflow(credential),
+				// Answered on receipt: n8n's "When Last Node Finishes" answer waits on Bull's job.finished(), which
+				// never returns when the worker ends the job before a webhook process first listens for endings
+				// (docs/evidence/2026-12-02-queue-last-node-answer). The runs themselves are checked below.
+				textWorkflow(credential, 'e2e-text', 'onReceived'),
+				orderWorkflow(credential, 'e2e-orders', 'onReceived'),
 				replyWorkflow(credential, { id: 'queueReply', name: 'Queue: trigger, reply to incoming messages', webhookId: REPLY_HOOK }),
 				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
 				conversationTriggerWorkflow(credential),
@@ -140,24 +143,26 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				for (const { workflow, via } of runs) {
 					const url = `${via.baseUrl}/webhook/${String(workflow.nodes[0].parameters.path)}`;
 					const t0 = Date.now();
-					// Each process learns of the activation on its own: until then it answers 404 (and runs nothing).
-					const res = await waitFor(
+					// Each process learns of the activation on its own: until then it answers 404 (and runs nothing),
+					// so only a 404 is asked again. Any other outcome is final: a request that got no answer may
+					// still have started a run.
+					const outcome = await waitFor(
 						`${workflow.name} via ${via.baseUrl}`,
 						async () => {
-							// The process answers once the worker ran the workflow; a lost answer fails here, named.
-							const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(45_000) }).catch(async (error: unknown) => {
-								const listed = (await n8n.executions(workflow.id, 5)).map((e) => `${e.id} ${e.status}`);
-								throw new Error(`POST ${url}: no answer (${String(error)}); the workflow's runs: ${listed.join(', ') || 'none'}`);
-							});
-							return r.status === 404 ? undefined : r;
+							const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(45_000) }).catch((error: unknown) => new Error(`POST ${url}: no answer (${String(error)})`));
+							return r instanceof Response && r.status === 404 ? undefined : r;
 						},
 						60_000,
 						500,
 					);
-					assertEqual(res.status, 200, `${workflow.name} via ${via.baseUrl}: ${await res.text()}`);
+					if (outcome instanceof Error) {
+						const listed = (await n8n.executions(workflow.id, 5)).map((e) => `${e.id} ${e.status}`);
+						throw new Error(`${outcome.message}; the workflow's runs: ${listed.join(', ') || 'none'}`);
+					}
+					assertEqual(outcome.status, 200, `${workflow.name} via ${via.baseUrl}: ${await outcome.text()}`);
 					const answeredMs = Date.now() - t0;
 					const [execution] = await expectExecutions(n8n, workflow.id, 1, 0);
-					say(`${workflow.name} via ${via.baseUrl}: answered ${res.status} after ${answeredMs} ms, its run listed ${Date.now() - t0 - answeredMs} ms later`);
+					say(`${workflow.name} via ${via.baseUrl}: answered ${outcome.status} after ${answeredMs} ms, its run listed ${Date.now() - t0 - answeredMs} ms later`);
 					assertEqual(execution.status, 'success', `${workflow.name}: ${JSON.stringify(execution.data?.resultData.error ?? null)}`);
 					ids.push(execution.id);
 				}

@@ -76,7 +76,9 @@ export const manualTrigger = (name = 'Start') => node(name, 'n8n-nodes-base.manu
  * n8n's Webhook node answering with the last node's first item, at `/webhook/<path>` once active:
  * lets the server run a workflow on request.
  */
-export const webhookTrigger = (path: string, name = 'Run', responseMode: 'lastNode' | 'onReceived' = 'lastNode') =>
+export type WebhookResponseMode = 'lastNode' | 'onReceived';
+
+export const webhookTrigger = (path: string, name = 'Run', responseMode: WebhookResponseMode = 'lastNode') =>
 	node(
 		name,
 		'n8n-nodes-base.webhook',

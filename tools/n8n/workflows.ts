@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { n8nId, REPO_ROOT } from './n8n';
-import { chain, manualTrigger, node, type WfNode, type Workflow, webhookIdFor, webhookTrigger } from './workflow';
+import { chain, manualTrigger, node, type WebhookResponseMode, type WfNode, type Workflow, webhookIdFor, webhookTrigger } from './workflow';
 
 export const ACTION_TYPE = 'n8n-nodes-business-messaging.businessMessaging';
 export const TRIGGER_TYPE = 'n8n-nodes-business-messaging.businessMessagingTrigger';
@@ -37,9 +37,9 @@ export function triggerProductionPath(webhookId: string): string {
 	return `/webhook/${webhookId}/${TRIGGER_WEBHOOK_PATH}`;
 }
 
-export function orderWorkflow(credential: CredentialRef, hookPath = 'e2e-orders'): Workflow {
+export function orderWorkflow(credential: CredentialRef, hookPath = 'e2e-orders', responseMode: WebhookResponseMode = 'lastNode'): Workflow {
 	return chain('e2eOrders', 'E2E: orders (update, get many)', [
-		webhookTrigger(hookPath),
+		webhookTrigger(hookPath, 'Run', responseMode),
 		action('Update Order', credential, {
 			resource: 'order',
 			operation: 'update',
@@ -80,9 +80,9 @@ export function templateWorkflow(credential: CredentialRef, hookPath = 'e2e-temp
 	]);
 }
 
-export function textWorkflow(credential: CredentialRef, hookPath = 'e2e-text'): Workflow {
+export function textWorkflow(credential: CredentialRef, hookPath = 'e2e-text', responseMode: WebhookResponseMode = 'lastNode'): Workflow {
 	return chain('e2eText', 'E2E: send text', [
-		webhookTrigger(hookPath),
+		webhookTrigger(hookPath, 'Run', responseMode),
 		action('Send Text', credential, {
 			resource: 'message',
 			operation: 'sendText',
