@@ -5,7 +5,8 @@
  * `n8n webhook` processes reach Redis through a proxy of this probe: A's proxy holds back the SUBSCRIBE until
  * Redis has published the job's completion (a process slowed between queuing its first job and subscribing), B's
  * passes everything on. A Redis MONITOR connection shows the channel and when the completion was published.
- * Run: PACKED_TARBALL=<tarball> node --import tsx docs/evidence/2026-12-02-queue-last-node-answer/probe.ts [rounds]
+ * Run: PACKED_TARBALL=<tarball> node --import tsx docs/evidence/2026-12-02-queue-last-node-answer/probe.ts [rounds] [keep]
+ * `keep`: N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED on every process (n8n's default 0).
  */
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
@@ -16,6 +17,7 @@ import { startQueueStack, type QueueStack } from '../../../tools/n8n/queue-stack
 import { chain, setFields, webhookTrigger } from '../../../tools/n8n/workflow';
 
 const ROUNDS = Number(process.argv[2] ?? 3);
+const KEEP_LAST_COMPLETED = process.argv[3];
 const PATH = 'probe-last-node';
 const POST_TIMEOUT_MS = 30_000;
 /** Longest hold of A's SUBSCRIBE when no completion is published meanwhile. */
@@ -199,8 +201,9 @@ async function main(): Promise<void> {
 	const logs = logsFolder('probe-last-node', (line) => process.stderr.write(`${line}\n`));
 	let stack: QueueStack | undefined;
 	try {
-		stack = await startQueueStack({ dir: logs.dir, owner: OWNER, log: (line) => process.stderr.write(`# ${line}\n`), workflows: () => [workflow], activate: (w) => w.map((x) => x.id) });
-		say(`stack ready at ${at()}: n8n main, 2 webhook processes, 1 worker, PostgreSQL, Redis on ${stack.redis.port}`);
+		const env = KEEP_LAST_COMPLETED === undefined ? undefined : { N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED: KEEP_LAST_COMPLETED };
+		stack = await startQueueStack({ dir: logs.dir, owner: OWNER, log: (line) => process.stderr.write(`# ${line}\n`), env, workflows: () => [workflow], activate: (w) => w.map((x) => x.id) });
+		say(`stack ready at ${at()}: n8n main, 2 webhook processes, 1 worker, PostgreSQL, Redis on ${stack.redis.port}${env ? `; every process with ${JSON.stringify(env)}` : ''}`);
 		for (let n = 1; n <= ROUNDS; n++) await round(stack, n);
 	} finally {
 		await stack?.stop();
