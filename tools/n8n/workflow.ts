@@ -73,8 +73,8 @@ export function chain(id: string, name: string, nodes: WfNode[]): Workflow {
 export const manualTrigger = (name = 'Start') => node(name, 'n8n-nodes-base.manualTrigger', 1, {});
 
 /**
- * n8n's Webhook node answering with the last node's first item, at `/webhook/<path>` once active:
- * lets the server run a workflow on request.
+ * n8n's Webhook node at `/webhook/<path>` once active: lets the server run a workflow on request. It answers
+ * with the last node's items when the run ends (`lastNode`), or at once (`onReceived`).
  */
 export type WebhookResponseMode = 'lastNode' | 'onReceived';
 
