@@ -4,7 +4,7 @@
  *
  * Over HTTP n8n's clock cannot be set: cases whose `prior` delivery lies further back than the 300 s
  * signature window (it would be refused today, so the case would test something else) are skipped, and
- * clock-sensitive cases (exactly on the 300 s edge) are sent just after a second boundary, and sent again when the
+ * clock-sensitive cases (on the 300 s edge or a second from it) are sent just after a second boundary, and sent again when the
  * second ticked before the answer came (on a loaded machine).
  */
 import { randomBytes } from 'node:crypto';
@@ -53,7 +53,7 @@ async function untilNextSecond(): Promise<void> {
 	await sleep(1000 - (Date.now() % 1000) + 5);
 }
 
-/** How often a case on the 300 s edge is sent before its answer counts even if the second ticked. */
+/** How often a case on or near the 300 s edge is sent before its answer counts even if the second ticked. */
 const CLOCK_SENSITIVE_ATTEMPTS = 3;
 
 /** The message id a case's event carries in one run of the replay. */
@@ -124,7 +124,7 @@ export async function replayAdversarialCases(stack: Stack, url: string, workflow
 			continue;
 		}
 		for (let attempt = 1; ; attempt++) {
-			// A second ticking while a case on the 300 s edge is under way leaves its right answer unknown: it is sent
+			// A second ticking while a case on or near the 300 s edge is under way leaves its right answer unknown: it is sent
 			// again, with a body of its own (the prefix keeps each attempt's marker out of the others'), and what the
 			// unsettled attempt started is left out.
 			const attemptRunId = attempt === 1 ? runId : `${attempt}x${runId}`;
