@@ -572,7 +572,11 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				const [ids, lateIds] = await Promise.all([Promise.all(questions.map((q) => sandbox.customerMessage({ from: q.phone, body: `reply before ${kill}`, url }))), Promise.all(rounds.map(async (r) => await r.send()))]);
 				const everyId = [...ids, ...earlyIds.flat(), ...lateIds.flat()];
 				// The kill follows the first reply's 2xx at once (the riders' events are under way or just answered).
-				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10);
+				await waitFor('a first 2xx', async () => ((await Promise.all(ids.map((id) => sandbox.delivery(id)))).some((d) => d.attempts.some((a) => a.status === 200)) ? true : undefined), 60_000, 10).catch(async (error: unknown) => {
+					// What each reply got instead: CI's output is all that is left of a run there.
+					const replies = await Promise.all(ids.map((id) => sandbox.delivery(id)));
+					throw new Error(`${(error as Error).message} before ${kill} (replies' attempts: ${replies.map(attemptsText).join('; ')})`);
+				});
 				const pid = n8n.pid!;
 				const killedAtMs = Date.now();
 				const killedAt = new Date(killedAtMs).toISOString().slice(11, 23);
