@@ -27,6 +27,7 @@ import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } fr
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
 import { FAST_SERVICE_CHECK, fastService, SEND_NODE, sendStatus, startSendingTo, STATUS_BULK_WORKFLOW, STATUS_LIMIT_WORKFLOW, statusBulkWorkflow, statusFastWorkflow, statusLimitWorkflow } from '../e2e/checks/statusWaits';
+import { postToWebhook } from '../../tools/n8n/webhookPost';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
@@ -141,25 +142,12 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				];
 				const ids: string[] = [];
 				for (const { workflow, via } of runs) {
-					const url = `${via.baseUrl}/webhook/${String(workflow.nodes[0].parameters.path)}`;
 					const t0 = Date.now();
-					// Each process learns of the activation on its own: until then it answers 404 (and runs nothing),
-					// so only a 404 is asked again. Any other outcome is final: a request that got no answer may
-					// still have started a run.
-					const outcome = await waitFor(
-						`${workflow.name} via ${via.baseUrl}`,
-						async () => {
-							const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}', signal: AbortSignal.timeout(45_000) }).catch((error: unknown) => new Error(`POST ${url}: no answer (${String(error)})`));
-							return r instanceof Response && r.status === 404 ? undefined : r;
-						},
-						60_000,
-						500,
-					);
-					if (outcome instanceof Error) {
+					const outcome = await postToWebhook(via.baseUrl, String(workflow.nodes[0].parameters.path), {}, { registeredWithinMs: 60_000 }).catch(async (error: unknown) => {
 						const listed = (await n8n.executions(workflow.id, 5)).map((e) => `${e.id} ${e.status}`);
-						throw new Error(`${outcome.message}; the workflow's runs: ${listed.join(', ') || 'none'}`);
-					}
-					assertEqual(outcome.status, 200, `${workflow.name} via ${via.baseUrl}: ${await outcome.text()}`);
+						throw new Error(`${(error as Error).message}; the workflow's runs: ${listed.join(', ') || 'none'}`);
+					});
+					assertEqual(outcome.status, 200, `${workflow.name} via ${via.baseUrl}: ${outcome.text}`);
 					const answeredMs = Date.now() - t0;
 					const [execution] = await expectExecutions(n8n, workflow.id, 1, 0);
 					say(`${workflow.name} via ${via.baseUrl}: answered ${outcome.status} after ${answeredMs} ms, its run listed ${Date.now() - t0 - answeredMs} ms later`);

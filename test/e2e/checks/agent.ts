@@ -11,6 +11,7 @@ import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
 import type { Workflow } from '../../../tools/n8n/workflow';
 import { triggerProductionPath } from '../../../tools/n8n/workflows';
+import { postToWebhook } from '../../../tools/n8n/webhookPost';
 
 /**
  * The AI Agent's versions in n8n 2.41: 3.1 (new agents) runs tools as engine requests, 2.2 (still in
@@ -72,20 +73,8 @@ export const AGENT_SCENARIOS: Record<string, Scenario> = {
 async function ask(n8n: N8n, workflow: Workflow, scenario: string): Promise<{ execution: ExecutionSummary; answer: string }> {
 	const before = (await n8n.executions(workflow.id)).length;
 	const hook = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook');
-	const post = async () =>
-		await fetch(`${n8n.baseUrl}/webhook/${String(hook?.parameters.path)}`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ prompt: `scenario: ${scenario}. Please help the customer.`, customer: CUSTOMER }),
-		});
-	// n8n registers an activated workflow's webhook a moment after the API says it is active; an
-	// unregistered webhook answers 404 and starts nothing, so asking again is safe.
-	const res = await waitFor(`the webhook of ${workflow.name}`, async () => {
-		const r = await post();
-		return r.status === 404 ? undefined : r;
-	}, 30_000, 500);
-	const answer = await res.text();
-	// The first agent run loads LangChain: give it time on a busy machine.
+	// The workflow answers with the agent's last words; the first agent run loads LangChain: give it time on a busy machine.
+	const { text: answer } = await postToWebhook(n8n.baseUrl, String(hook?.parameters.path), { prompt: `scenario: ${scenario}. Please help the customer.`, customer: CUSTOMER }, { answerWithinMs: 180_000 });
 	const [execution] = await n8n.waitForExecutions(workflow.id, before + 1, 180_000);
 	return { execution, answer };
 }

@@ -17,6 +17,7 @@ import { SANDBOX_SENDER_PHONE } from '../../../tools/sandbox/webhooks';
 import { SIGNATURE_HEADER, sign, TIMESTAMP_HEADER } from '../../trigger/requests';
 import { assert, assertEqual, type Check } from '../lib/report';
 import { execution } from './sendAndWait';
+import { postToWebhook } from '../../../tools/n8n/webhookPost';
 
 export { execution };
 
@@ -155,16 +156,7 @@ export async function askCustomer(stack: Stack, workflow: Workflow, phone: strin
 /** POSTs `body` to the workflow's Webhook node at `via` (n8n's address), once n8n serves it; asserts 200. */
 export async function startWorkflow(workflow: Workflow, body: unknown, via: string): Promise<void> {
 	const path = String(workflow.nodes.find((n) => n.type === 'n8n-nodes-base.webhook')!.parameters.path);
-	const status = await waitFor(
-		`the webhook of ${workflow.name}`,
-		async () => {
-			const res = await fetch(`${via}/webhook/${path}`, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-			await res.text();
-			return res.status === 404 ? undefined : res.status;
-		},
-		30_000,
-		500,
-	);
+	const { status } = await postToWebhook(via, path, body);
 	assertEqual(status, 200, `starting ${workflow.name}`);
 }
 

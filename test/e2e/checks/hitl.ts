@@ -13,6 +13,7 @@ import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { ACTION_TYPE, CREDENTIAL_TYPE, type CredentialRef, OPENAI_CREDENTIAL_TYPE, TOOL_TYPE } from '../../../tools/n8n/workflows';
 import { answer, execution, finished } from './sendAndWait';
+import { postToWebhook } from '../../../tools/n8n/webhookPost';
 
 const REVIEWER = '+15550000401';
 const CUSTOMER = '+15550000402';
@@ -63,15 +64,8 @@ export function hitlWorkflow(credential: CredentialRef, openAi: CredentialRef): 
 async function start(stack: Stack, workflow: Workflow, scenario: string): Promise<{ link: string; executionId: string; question: string }> {
 	const { n8n, sandbox } = stack;
 	const since = await sandbox.mark();
-	await waitFor(`the webhook of ${workflow.name}`, async () => {
-		const res = await fetch(`${n8n.baseUrl}/webhook/e2e-hitl`, {
-			method: 'POST',
-			headers: { 'Content-Type': 'application/json' },
-			body: JSON.stringify({ prompt: `scenario: ${scenario}. Tell the customer.` }),
-		});
-		await res.text();
-		return res.status === 404 ? undefined : res.status;
-	}, 30_000, 500);
+	const { status } = await postToWebhook(n8n.baseUrl, 'e2e-hitl', { prompt: `scenario: ${scenario}. Tell the customer.` });
+	assertEqual(status, 200, `starting ${workflow.name}`);
 	// The first agent run loads LangChain: give it time on a busy machine.
 	const sent = await waitFor(
 		'the review question to the reviewer',

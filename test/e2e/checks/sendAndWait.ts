@@ -11,6 +11,7 @@ import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, type CredentialRef } from '../../../tools/n8n/workflows';
+import { postToWebhook } from '../../../tools/n8n/webhookPost';
 
 const ASK_NODE = 'Ask';
 const FORGE_PHONE = '+15550000104';
@@ -94,17 +95,7 @@ export async function ask(stack: Stack, workflow: Workflow, body: unknown = {}, 
 	const phone = to ?? String(workflow.nodes.find((n) => n.name === ASK_NODE)!.parameters.phone);
 	const since = await sandbox.mark();
 	const hook = workflow.nodes[0];
-	// Just after activation n8n may not have registered the webhook yet: a 404 started nothing, so try again.
-	const status = await waitFor(
-		`the webhook of ${workflow.name}`,
-		async () => {
-			const res = await fetch(`${stack.n8n.baseUrl}/webhook/${String(hook.parameters.path)}`, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
-			await res.text();
-			return res.status === 404 ? undefined : res.status;
-		},
-		30_000,
-		500,
-	);
+	const { status } = await postToWebhook(stack.n8n.baseUrl, String(hook.parameters.path), body);
 	assertEqual(status, 200, 'starting the workflow');
 	return await question(stack, workflow, since, phone);
 }
