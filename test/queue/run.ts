@@ -10,7 +10,7 @@ import { type ExecutionSummary, type N8n, nodeOutput } from '../../tools/n8n/n8n
 import { everyExecution } from '../../bench/lib/n8n-runs';
 import { inLanes, lanesFromEnv } from '../../tools/n8n/lanes';
 import { logsFolder } from '../../tools/n8n/logs';
-import { sleep, STALL_MS, stall, stopAll, waitFor } from '../../tools/n8n/proc';
+import { sleep, STALL_MS, stall, stopAll } from '../../tools/n8n/proc';
 import { startQueueStack, type QueueStack } from '../../tools/n8n/queue-stack';
 import { type EngineSetting, N8N_DEFAULTS, RECOMMENDED_SETTING } from '../../tools/n8n/settings';
 import { assert, assertEqual, type Check, closingLine, createReporter, errorText, type Reporter, runSuite } from '../e2e/lib/report';

@@ -5,7 +5,6 @@
  */
 import { makeTemplate } from '../../../tools/sandbox/seed';
 import { type ExecutionSummary, type N8n, n8nId } from '../../../tools/n8n/n8n';
-import { waitFor } from '../../../tools/n8n/proc';
 import type { ScriptedModel, Scenario } from '../lib/model';
 import { assert, assertEqual, type Check } from '../lib/report';
 import type { Stack } from '../../../tools/n8n/stack';
