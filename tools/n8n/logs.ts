@@ -30,8 +30,9 @@ export function lastWarnings(dir: string): string[] {
 	return logs.flatMap((file) =>
 		readFileSync(join(dir, file), 'utf8')
 			.split('\n')
-			// n8n logs every 409 of a resume address as an error: the trigger's own "does n8n hold the run yet?" asks.
-			.filter((line) => /warn|error|fail/i.test(line) && !/is running already/.test(line))
+			// n8n logs every 409 of a resume address as an error: the trigger's own "does n8n hold the run yet?" asks;
+			// and at every start, that it has no Python task runner.
+			.filter((line) => /\b(warn(ing)?|error|failed)\b/i.test(line) && !/is running already|Python task runner/.test(line))
 			.slice(-FAILURE_LOG_LINES)
 			.map((line) => `${file}: ${line.slice(0, 300)}`),
 	);
