@@ -85,7 +85,7 @@ interface Sending {
 	messageId: string;
 	executionId: string;
 	resumeUrl: string;
-	/** When the check saw the run waiting (ms): a status sent before may have come before the wait. */
+	/** When the check saw the run waiting, or already ended (`mayEndFirst`) (ms): a status sent before may have come before the wait. */
 	waitingSeenMs: number;
 }
 
@@ -107,7 +107,7 @@ async function statusWaits(stack: Stack): Promise<Array<{ resumeUrl: string; mes
 async function startSending(stack: Stack, key: string, schedule: { sentMs: number; deliveredMs: number | null; readMs: number | null } | false): Promise<Sending> {
 	const phone = newCustomer();
 	await stack.sandbox.setStatuses(schedule, phone);
-	const { messageIds, ...run } = await sendingTo(stack, byKey(stack, key), [phone], { phone }, stack.n8n.baseUrl, schedule !== false);
+	const { messageIds, ...run } = await sendingTo(stack, byKey(stack, key), [phone], { phone }, { mayEndFirst: schedule !== false });
 	return { ...run, phone, messageId: messageIds[0] };
 }
 
@@ -117,7 +117,7 @@ async function startSending(stack: Stack, key: string, schedule: { sentMs: numbe
  * with `--statuses off`): the check sends them.
  */
 export async function startSendingTo(stack: Stack, workflow: Workflow, phones: string[], via = stack.n8n.baseUrl): Promise<Omit<Sending, 'phone' | 'messageId'> & { messageIds: string[] }> {
-	return await sendingTo(stack, workflow, phones, { recipients: phones.map((phone) => ({ phone })) }, via);
+	return await sendingTo(stack, workflow, phones, { recipients: phones.map((phone) => ({ phone })) }, { via });
 }
 
 /**
@@ -125,7 +125,7 @@ export async function startSendingTo(stack: Stack, workflow: Workflow, phones: s
  * `mayEndFirst`: the sandbox reports the statuses on a schedule, so the run may wait and be resumed before a look
  * sees it waiting (a loaded machine); a run that ended is then returned too, for the caller to check what it went on with.
  */
-async function sendingTo(stack: Stack, workflow: Workflow, phones: string[], body: unknown, via = stack.n8n.baseUrl, mayEndFirst = false) {
+async function sendingTo(stack: Stack, workflow: Workflow, phones: string[], body: unknown, { via = stack.n8n.baseUrl, mayEndFirst = false } = {}) {
 	const { n8n, sandbox } = stack;
 	const earlier = (await sandbox.messages()).length;
 	await startWorkflow(workflow, body, via);
