@@ -31,6 +31,8 @@ import { postToWebhook } from '../../tools/n8n/webhookPost';
 
 const OWNER = { email: 'owner@queue.example.com', password: 'Queue-owner-Passw0rd!', firstName: 'Queue', lastName: 'Owner' };
 const REPLY_HOOK = webhookIdFor('queue-reply');
+/** Longer than the trigger waits for n8n's answer to a hand-over (30 s, handOver.ts). */
+const RUNS_ON_SECONDS = 35;
 const DEDUP_HOOK = webhookIdFor('queue-dedup');
 /** Copies of one event sent at the same moment: half with one signature, half each signed afresh. */
 const COPIES = { identical: 4, fresh: 4 };
@@ -90,6 +92,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				dedupExampleWorkflow('suite', credential, DEDUP_HOOK, [replyNode(credential)]),
 				conversationTriggerWorkflow(credential),
 				askWorkflow(credential, 'Any', {}),
+				askWorkflow(credential, 'Long', {}, { runsOnForSeconds: RUNS_ON_SECONDS }),
 				statusBulkWorkflow(credential),
 				statusLimitWorkflow(credential),
 				statusFastWorkflow(credential),
@@ -112,7 +115,11 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 	const secret = sandbox.credentials.webhookSecret;
 	const byName = (prefix: string): Workflow => s.workflows.find((w) => w.name.startsWith(prefix))!;
 	const urlsOf = (webhookId: string) => s.webhooks.map((w) => `${w.baseUrl}${triggerProductionPath(webhookId)}`);
-	const conversationWorkflows = () => ({ ask: byName('E2E: ask and wait for chat reply (Any)'), trigger: byName('E2E: conversations trigger') });
+	const conversationWorkflows = () => ({
+		ask: byName('E2E: ask and wait for chat reply (Any)'),
+		askLong: byName('E2E: ask and wait for chat reply (Long)'),
+		trigger: byName('E2E: conversations trigger'),
+	});
 	for (const url of [...urlsOf(REPLY_HOOK), ...urlsOf(DEDUP_HOOK), ...urlsOf(CONVERSATION_TRIGGER_HOOK)]) await waitForWebhook(url, 60_000);
 
 	const checks: Check[] = [
@@ -249,20 +256,23 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 			},
 		},
 		{
-			name: 'conversations: questions asked on the worker are resumed on the worker by the customer’s reply, delivered to the other webhook process and to the first; the trigger’s workflow does not start for them',
+			name: `conversations: questions asked on the worker are resumed on the worker by the customer’s reply, delivered to the other webhook process and to the first; the trigger’s workflow does not start for them; a run that goes on ${RUNS_ON_SECONDS} s after its reply, longer than the trigger waits for a hand-over, has its reply answered 200 at the first attempt all the same (docs/queue-mode.md)`,
 			timeoutMs: 240_000,
 			fn: async () => {
-				const { ask, trigger } = conversationWorkflows();
+				const { ask, askLong, trigger } = conversationWorkflows();
 				const [first, second] = s.webhooks;
 				const [toFirst, toSecond] = urlsOf(CONVERSATION_TRIGGER_HOOK);
 				const triggerRunsBefore = (await n8n.executions(trigger.id, 250)).length;
 				// Each question asked through one webhook process, its reply delivered to the other.
 				const a = await askCustomer(s, ask, newCustomer(), 'A', first.baseUrl);
-				const b = await askCustomer(s, ask, newCustomer(), 'B', second.baseUrl);
+				const b = await askCustomer(s, askLong, newCustomer(), 'B', second.baseUrl);
 				const deliveries = await Promise.all([customerWrites(s, a.phone, 'reply to A', undefined, toSecond), customerWrites(s, b.phone, 'reply to B', undefined, toFirst)]);
+				// One attempt answered 200: within the service's 10 s, so before B's run ended.
 				assertEqual(deliveries.map((d) => [d.state, d.attempts.length, d.attempts[0]?.status]), [['delivered', 1, 200], ['delivered', 1, 200]], 'the replies’ deliveries');
 				const runs = [await settledRun(n8n, a), await settledRun(n8n, b)];
 				assertEqual(runs.map((r) => r.status), ['success', 'success'], 'the resumed runs');
+				const runOnMs = Date.parse(runs[1].stoppedAt ?? '') - Date.parse(deliveries[1].attempts[0].sentAt);
+				assert(runOnMs >= RUNS_ON_SECONDS * 1000, `B's run ended ${runOnMs} ms after its reply was sent; expected at least ${RUNS_ON_SECONDS} s`);
 				assertEqual(runs.map((r) => (askOutput(r).reply as { body?: string }).body), ['reply to A', 'reply to B'], 'each run’s reply');
 				assertRanOnWorker(s, [a.executionId, b.executionId]);
 				assertEqual((await n8n.executions(trigger.id, 250)).length, triggerRunsBefore, 'runs of the trigger’s workflow');

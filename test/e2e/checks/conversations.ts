@@ -66,7 +66,11 @@ export function conversationTriggerWorkflow(credential: CredentialRef, webhookId
  * Webhook (answers at once) → Ask → After. The question goes to `body.phone` of the request that
  * starts it; `parameters` are the asking node's.
  */
-export function askWorkflow(credential: CredentialRef, key: string, parameters: Record<string, unknown>): Workflow {
+/**
+ * `runsOnForSeconds`: a Wait node between the question and After, so the run goes on that long after the reply
+ * resumed it (n8n waits in the run for less than 65 s).
+ */
+export function askWorkflow(credential: CredentialRef, key: string, parameters: Record<string, unknown>, { runsOnForSeconds }: { runsOnForSeconds?: number } = {}): Workflow {
 	return chain(`e2eAsk${key}`, `E2E: ask and wait for chat reply (${key})`, [
 		webhookTrigger(`e2e-ask-${key.toLowerCase()}`, 'Run', 'onReceived'),
 		action(ASK_NODE, credential, {
@@ -78,6 +82,7 @@ export function askWorkflow(credential: CredentialRef, key: string, parameters: 
 			text: '=Question for {{ $json.body.phone }} ({{ $json.body.tag }})',
 			...parameters,
 		}),
+		...(runsOnForSeconds ? [node('Runs On', 'n8n-nodes-base.wait', 1.1, { resume: 'timeInterval', amount: runsOnForSeconds, unit: 'seconds' }, { webhookId: webhookIdFor(`runs-on-${key}`) })] : []),
 		node(AFTER_NODE, 'n8n-nodes-base.noOp', 1, {}),
 	]);
 }
