@@ -64,11 +64,8 @@ export function conversationTriggerWorkflow(credential: CredentialRef, webhookId
 
 /**
  * Webhook (answers at once) → Ask → After. The question goes to `body.phone` of the request that
- * starts it; `parameters` are the asking node's.
- */
-/**
- * `runsOnForSeconds`: a Wait node between the question and After, so the run goes on that long after the reply
- * resumed it (n8n waits in the run for less than 65 s).
+ * starts it; `parameters` are the asking node's. `runsOnForSeconds`: a Wait node between Ask and After, so the run
+ * goes on that long after the reply resumed it (n8n waits in the run for less than 65 s).
  */
 export function askWorkflow(credential: CredentialRef, key: string, parameters: Record<string, unknown>, { runsOnForSeconds }: { runsOnForSeconds?: number } = {}): Workflow {
 	return chain(`e2eAsk${key}`, `E2E: ask and wait for chat reply (${key})`, [
