@@ -267,7 +267,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const a = await askCustomer(s, ask, newCustomer(), 'A', first.baseUrl);
 				const b = await askCustomer(s, askLong, newCustomer(), 'B', second.baseUrl);
 				const deliveries = await Promise.all([customerWrites(s, a.phone, 'reply to A', undefined, toSecond), customerWrites(s, b.phone, 'reply to B', undefined, toFirst)]);
-				// One attempt answered 200: within the service's 10 s, so before B's run ended.
+				// One attempt answered 200: the trigger had n8n's answer to its hand-over within 30 s, before B's run ended.
 				assertEqual(deliveries.map((d) => [d.state, d.attempts.length, d.attempts[0]?.status]), [['delivered', 1, 200], ['delivered', 1, 200]], 'the replies’ deliveries');
 				const runs = [await settledRun(n8n, a), await settledRun(n8n, b)];
 				assertEqual(runs.map((r) => r.status), ['success', 'success'], 'the resumed runs');
