@@ -25,14 +25,14 @@ fi
 # a half; one after another they took 153 s of the run's first 196 (docs/results/2026-12-02-npm-test-6102676.txt).
 # Jest with four workers: its tests mostly wait on sockets and timers, so on CI's 2 cores four took 101-107 s where
 # one per core took 181 s (docs/results/2026-11-30-jest-workers.txt); jest's default would leave one core idle.
-lint=("lint (n8n-node lint)" "npm run --silent lint")
-typecheck=("type check" "npm run --silent typecheck")
-jest=("unit and workflow tests (jest)" "npx jest --ci --maxWorkers=4")
+first_checks=(
+	"lint (n8n-node lint)" "npm run --silent lint"
+	"type check" "npm run --silent typecheck"
+	"unit and workflow tests (jest)" "npx jest --ci --maxWorkers=4"
+)
 if [ "$quick" = --quick ]; then
 	together \
-		"${lint[@]}" \
-		"${typecheck[@]}" \
-		"${jest[@]}"
+		"${first_checks[@]}"
 	exit 0
 fi
 # Built and packed once, for every suite below: they install this tarball (two builds at once in one folder
@@ -42,9 +42,7 @@ step "build and pack the package once" bash -c "node --import tsx tools/n8n/pack
 PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
 together \
-	"${lint[@]}" \
-	"${typecheck[@]}" \
-	"${jest[@]}" \
+	"${first_checks[@]}" \
 	"the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" "npm run --silent test:node-versions"
 # After jest, not beside it: both run the first publish with the release image's npm, which on a new machine each
 # would fetch into the same npx folder at once (test/release/pinned-npm.ts).
