@@ -230,10 +230,12 @@ export function statusLimitAcrossRestart(stack: Stack, restart: Check, log: (lin
 	async function writeOnceBack(restartEnded: () => boolean): Promise<void> {
 		const before = waiting;
 		if (!before) return;
+		// Only the trigger answers an unsigned request 401: a starting n8n answers 200 (N8N_STARTING_UP_ANSWER) until
+		// its database is migrated, then 404 until it serves the webhooks.
 		const answersTrigger = async () => {
 			const res = await fetch(triggerUrl, { method: 'POST', body: '' }).catch(() => undefined);
 			await res?.text();
-			return res !== undefined && res.status !== 404 && res.status !== 503;
+			return res?.status === 401;
 		};
 		const back = await waitFor('n8n restarted and answering the sharing trigger', async () => (n8n.pid !== before.pid && (await answersTrigger()) ? true : restartEnded() ? false : undefined), 240_000, 250);
 		if (!back) return;
