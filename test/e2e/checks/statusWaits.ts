@@ -224,12 +224,13 @@ export function statusLimitAcrossRestart(stack: Stack, restart: Check, log: (lin
 	const { n8n } = stack;
 	const triggerUrl = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
 	let waiting: (Sending & { deliveredAt: string; limitAfter: number; pid?: number }) | undefined;
-	let afterRestart: { message: Delivery; sentAtMs: number } | { error: unknown } | undefined;
+	/** The customer's message once n8n is back, sent during the restart check: undefined when the check ended without a restart. */
+	let written: Promise<{ message: Delivery; sentAtMs: number } | undefined> | undefined;
 
-	/** Once n8n runs again (another process, answering the sharing trigger), the customer's message; nothing when the restart check ended without. */
-	async function writeOnceBack(restartEnded: () => boolean): Promise<void> {
+	/** Once n8n runs again (another process, answering the sharing trigger), the customer's message. */
+	async function writeOnceBack(restartEnded: () => boolean) {
 		const before = waiting;
-		if (!before) return;
+		if (!before) return undefined;
 		// Only the trigger answers an unsigned request 401: a starting n8n answers 200 (N8N_STARTING_UP_ANSWER) until
 		// its database is migrated, then 404 until it serves the webhooks.
 		const answersTrigger = async () => {
@@ -238,9 +239,9 @@ export function statusLimitAcrossRestart(stack: Stack, restart: Check, log: (lin
 			return res?.status === 401;
 		};
 		const back = await waitFor('n8n restarted and answering the sharing trigger', async () => (n8n.pid !== before.pid && (await answersTrigger()) ? true : restartEnded() ? false : undefined), 240_000, 250);
-		if (!back) return;
+		if (!back) return undefined;
 		const sentAtMs = Date.now();
-		afterRestart = { message: await customerWrites(stack, newCustomer(), 'Where is my order?'), sentAtMs };
+		return { message: await customerWrites(stack, newCustomer(), 'Where is my order?'), sentAtMs };
 	}
 
 	return [
@@ -258,14 +259,13 @@ export function statusLimitAcrossRestart(stack: Stack, restart: Check, log: (lin
 			...restart,
 			fn: async () => {
 				let ended = false;
-				const writing = writeOnceBack(() => ended).catch((error: unknown) => {
-					afterRestart = { error };
-				});
+				written = writeOnceBack(() => ended);
 				try {
 					await restart.fn();
 				} finally {
 					ended = true;
-					await writing;
+					// Its failure is the next check's to report.
+					await written.catch(() => undefined);
 				}
 			},
 		},
@@ -274,8 +274,8 @@ export function statusLimitAcrossRestart(stack: Stack, restart: Check, log: (lin
 			timeoutMs: 240_000,
 			fn: async () => {
 				assert(waiting, 'the run waiting across the restart did not start');
+				const afterRestart = await written;
 				assert(afterRestart, 'n8n was not restarted, or did not answer the sharing trigger after its restart: nothing was checked');
-				if ('error' in afterRestart) throw afterRestart.error;
 				const { message, sentAtMs } = afterRestart;
 				// How close the restart and the message came to the limit (on a loaded machine the restart takes longer).
 				const toLimit = (ms: number) => ((waiting!.limitAfter - ms) / 1000).toFixed(1);
