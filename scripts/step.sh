@@ -49,59 +49,29 @@ step() {
 	fi
 }
 
-# together [--after "NAME|NAME"] NAME COMMAND ...: steps side by side, for suites that mostly wait (on n8n, a
-# browser, a registry) and so share 2 cores well. COMMAND is a string run by bash. `--after` names steps listed
-# before it: this one starts when they have ended (when one of them failed it does not run and fails too), so a
-# suite takes the cores another one leaves as it ends. Each step's output goes to a log, printed whole under its
-# "== NAME" line when the step ends, then its passed or FAILED line; when every one has ended, a failed one stops
-# the run with its exit code, as `step` does.
+# together NAME COMMAND [NAME COMMAND ...]: steps side by side, for suites that mostly wait (on n8n, a browser,
+# a registry) and so share 2 cores well. COMMAND is a string run by bash. Each step's output goes to a log,
+# printed whole under its "== NAME" line when the step ends, then its passed or FAILED line; when every one
+# has ended, a failed one stops the run with its exit code, as `step` does.
 together() {
 	steps_dir
-	local -A name_of=() dir_of=() dir_named=()
-	local pid dir name first_code=0 names=() pids=() after=() after_dirs after_joined
+	local -A name_of=() dir_of=()
+	local pid dir first_code=0 names=()
 	while [ $# -ge 2 ]; do
-		if [ "$1" = --after ]; then
-			IFS='|' read -r -a after <<< "$2"
-			shift 2
-			continue
-		fi
 		dir="$STEPS_DIR/together-$STEPS_TOGETHER"
 		STEPS_TOGETHER=$((STEPS_TOGETHER + 1))
 		mkdir -p "$dir"
-		echo "$1" > "$dir/name"
-		after_dirs=()
-		for name in "${after[@]}"; do
-			[ -n "${dir_named[$name]:-}" ] || { echo "together: --after names \"$name\", not a step listed before \"$1\"" >&2; exit 2; }
-			after_dirs+=("${dir_named[$name]}")
-		done
 		(
 			set +e
-			for wait_dir in "${after_dirs[@]}"; do
-				while [ ! -f "$wait_dir/status" ]; do sleep 1; done
-				read -r code _ < "$wait_dir/status"
-				if [ "$code" -ne 0 ]; then
-					echo "not run: $(cat "$wait_dir/name") failed" > "$dir/log"
-					echo "$code 0" > "$dir/status"
-					exit 0
-				fi
-			done
 			started=$SECONDS
 			bash -c "$2" > "$dir/log" 2>&1
 			code=$?
 			times > "$dir/times"
 			echo "$code $((SECONDS - started))" > "$dir/status"
 		) &
-		pids+=($!)
 		name_of[$!]=$1
 		dir_of[$!]=$dir
-		dir_named[$1]=$dir
-		if [ ${#after[@]} -gt 0 ]; then
-			printf -v after_joined '%s, ' "${after[@]}"
-			names+=("$1 (after ${after_joined%, })")
-		else
-			names+=("$1")
-		fi
-		after=()
+		names+=("$1")
 		shift 2
 	done
 	local joined
@@ -109,11 +79,10 @@ together() {
 	echo "== side by side (each one's output follows when it ends): ${joined%; }"
 	local remaining=${#name_of[@]} code wall result
 	while [ "$remaining" -gt 0 ]; do
-		# The first step, in the order given, whose status is written (bash's `wait -n` misses a job that ended
-		# before it is called; the order given puts a step that did not run after the one that failed before it).
+		# The first step whose status is written (bash's `wait -n` misses a job that ended before it is called).
 		pid=
 		while [ -z "$pid" ]; do
-			for pid in "${pids[@]}" ''; do [ -z "$pid" ] || [ -z "${name_of[$pid]:-}" ] || [ ! -f "${dir_of[$pid]}/status" ] || break; done
+			for pid in "${!name_of[@]}" ''; do [ -z "$pid" ] || [ ! -f "${dir_of[$pid]}/status" ] || break; done
 			[ -n "$pid" ] || sleep 1
 		done
 		wait "$pid" || true

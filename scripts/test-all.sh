@@ -3,10 +3,9 @@
 # verification does, the type check, the unit and in-process workflow tests and the trigger's own use of Node on
 # the other Node versions; the release checks (workflows, lint set-up, lock, docs, the packed tarball and n8n's
 # scanner); then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
-# the editor in a browser and the demo stopped with Ctrl-C, joined as they end by the same package in n8n's queue mode
-# (after the demo), a smoke on the other n8n versions and on 2.41.1 under the recommended expression setting (after the
-# install), and n8n killed or stalled mid-burst (the fault suite, also under the recommended expression setting; after
-# the end-to-end suite and the editor's).
+# the editor in a browser and the demo stopped with Ctrl-C; then side by side a smoke on the other n8n versions
+# (and on 2.41.1 under the recommended expression setting) and the same package in n8n's queue mode; then n8n
+# killed or stalled mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,26 +47,17 @@ together \
 # After jest, not beside it: both run the first publish with the release image's npm, which on a new machine each
 # would fetch into the same npx folder at once (test/release/pinned-npm.ts).
 step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
-# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side, and each later one as soon
-# as the ones it follows have ended: in fixed groups (these four, then versions beside queue, then faults alone) a
-# core sat idle for over a quarter of these suites' time (docs/results/2026-12-02-npm-test-f542237.txt: 2672 core
-# seconds, 1928 used). The fault suite still runs after the two longest (it ran alone before); the queue suite and
-# the fault suite's queue deployment each start servers of their own (tools/n8n/services.ts).
-e2e="end-to-end in a real n8n"
-install="installed from a registry through Community Nodes (offline namespace, local registry)"
-editor="n8n's editor in a browser (Chromium)"
-demo="demo: busy port, Ctrl-C and a killed demo stop everything"
-# RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
-faults_suite=test:faults
-if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite="record -- faults"; fi
+# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
 together \
-	"$e2e" "npm run --silent test:e2e" \
-	"$install" "npm run --silent test:install" \
-	"$editor" "npm run --silent test:ui" \
-	"$demo" "npm run --silent test:demo-stop" \
-	--after "$demo" \
-	"queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" "npm run --silent test:queue" \
-	--after "$install" \
+	"end-to-end in a real n8n" "npm run --silent test:e2e" \
+	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
+	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
+	"demo: busy port, Ctrl-C and a killed demo stop everything" "npm run --silent test:demo-stop"
+# Side by side too: each alone used about 1.4 and 1.2 of the two cores (docs/results/2026-12-01-npm-test-7c5fe49.txt).
+together \
 	"smoke on the other n8n versions (tools/n8n/versions.ts), and on 2.41.1 with the recommended expression setting" "npm run --silent test:versions" \
-	--after "$e2e|$editor" \
-	"faults: n8n killed (SIGKILL, SIGTERM) or stalled (SIGSTOP) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" "npm run --silent $faults_suite"
+	"queue mode: PostgreSQL, Redis, n8n main + 2 webhook processes + 1 worker; n8n defaults and the recommended expression setting, side by side" "npm run --silent test:queue"
+# RECORD_FAULTS=1 npm test also keeps the fault suite's output as evidence in docs/results/ (npm run record).
+faults_suite=(test:faults)
+if [[ -n ${RECORD_FAULTS:-} ]]; then faults_suite=(record -- faults); fi
+step "faults: n8n killed (SIGKILL, SIGTERM) or stalled (SIGSTOP) mid-burst, regular and queue mode, and under the recommended expression setting; no acknowledged event lost" npm run --silent "${faults_suite[@]}"

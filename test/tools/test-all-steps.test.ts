@@ -82,28 +82,6 @@ describe('npm test step lines', () => {
 		expect(table).toHaveLength(5);
 	});
 
-	it('a step side by side --after others starts once they passed, and does not run after one that failed', () => {
-		const { status, lines } = runSteps(
-			`trap steps_table EXIT; together "first" 'sleep 1; touch "$TMPDIR/first-ended"; echo first done' "broken" "exit 3" --after "first" "next" 'test -f "$TMPDIR/first-ended" && echo next saw the first end' --after "first|broken" "blocked" "echo blocked ran"; step "never" true`,
-		);
-		expect(status).toBe(3);
-		expect(lines[0]).toBe("== side by side (each one's output follows when it ends): first; broken; next (after first); blocked (after first, broken)");
-		const block = (name: string) => lines.slice(lines.indexOf(`== ${name}`), lines.indexOf(`== ${name}`) + 3);
-		expect(block('first')).toEqual(['== first', 'first done', expect.stringMatching(/^== first: passed \(\d+ s\)$/)]);
-		expect(block('next')).toEqual(['== next', 'next saw the first end', expect.stringMatching(/^== next: passed \(\d+ s\)$/)]);
-		expect(block('blocked')).toEqual(['== blocked', 'not run: broken failed', '== blocked: FAILED (exit 3)']);
-		expect(lines).not.toContain('blocked ran');
-		expect(lines).not.toContain('== never');
-		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
-		expect(table.map((row) => row.trim().replace(/\s+/g, ' '))).toEqual(expect.arrayContaining([expect.stringMatching(/^\d+ 0 passed next \(side by side\)$/), expect.stringMatching(/^0 0 FAILED blocked \(side by side\)$/)]));
-	});
-
-	it('--after naming a step not listed before it stops the run before anything starts', () => {
-		const { status, lines } = runSteps('together --after "later" "first" "echo first ran" "later" "true"');
-		expect(status).toBe(2);
-		expect(lines).not.toContain('first ran');
-	});
-
 	it('a background command still running when the run ends is stopped, with everything it started', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'bm-steps-'));
 		try {
