@@ -22,7 +22,7 @@ import { ACTION_TYPE, CREDENTIAL_TYPE, orderWorkflow, replyWorkflow, textWorkflo
 import { eventsWhileN8nStarts, expectExecutionCount, startedExecutionId, WHILE_N8N_STARTS } from '../e2e/checks/trigger';
 import { sign } from '../trigger/requests';
 import { copiesOf, deliver, deliverTogether, messageEvent, nowSeconds } from './deliver';
-import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../../tools/sandbox/webhooks';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, DEFAULT_RETRY_DELAYS_MS } from '../../tools/sandbox/webhooks';
 import { dedupExampleWorkflow, FIRST_DELIVERY_NODE, replyNode, TRIGGER_NODE } from './workflows';
 import { askCustomer, askOutput, askWorkflow, CONVERSATION_TRIGGER_HOOK, conversationTriggerWorkflow, customerWrites, newCustomer, settledRun } from '../e2e/checks/conversations';
 import { activatedBySharingChecks, SECOND_ACCOUNT, sharingChecks, sharingWorkflows } from '../e2e/checks/sharing';
@@ -280,7 +280,7 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 		},
 		{
 			name: 'status waits: a run on the worker waiting for two messages to be delivered, their statuses sent at the same moment, one to each webhook process: both answered 200, the run resumed once, on the worker, with both; the trigger’s workflow does not start for them',
-			timeoutMs: 180_000,
+			timeoutMs: 240_000,
 			fn: async () => {
 				const { trigger } = conversationWorkflows();
 				const [first] = s.webhooks;
@@ -289,7 +289,10 @@ async function queueSuite(report: Reporter, setting: EngineSetting, prefix: stri
 				const at = new Date().toISOString();
 				// Each process counts its status, and saves over the other's (last write wins): the recount has to close it.
 				const ids = await Promise.all(run.messageIds.map(async (id, i) => await sendStatus(s, id, 'delivered', { at, url: urlsOf(CONVERSATION_TRIGGER_HOOK)[i] })));
-				const deliveries = await Promise.all(ids.map(async (id) => await sandbox.settled(id, 60_000)));
+				// Long enough for the service's first retry to be answered: on a loaded machine a first attempt can go
+				// unanswered within the service's 10 s, and the check takes a retry's 200 (its last answer).
+				const retried = DEFAULT_RETRY_DELAYS_MS[0] + DEFAULT_DELIVERY_TIMEOUT_MS + 20_000;
+				const deliveries = await Promise.all(ids.map(async (id) => await sandbox.settled(id, retried)));
 				assertEqual(deliveries.map((d) => [d.state, d.attempts.at(-1)?.status]), [['delivered', 200], ['delivered', 200]], 'the statuses’ deliveries (state, last answer)');
 				const resumed = await settledRun(n8n, run, 60_000);
 				assertEqual(resumed.status, 'success', 'the resumed run');
