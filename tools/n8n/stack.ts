@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { RECEIVE_THROUGH_SHARING_TRIGGER } from '../../nodes/BusinessMessagingTrigger/sharing/scope';
 import { inLanes } from './lanes';
 import { buildAndPack, installN8n, N8n, type N8nCommand, n8nId, type Owner } from './n8n';
 import { freePort, waitFor, withProgress } from './proc';
@@ -15,13 +16,20 @@ import type { Workflow } from './workflow';
 import { type CredentialRef, credentialEntry, TRIGGER_TYPE } from './workflows';
 
 /**
- * Workflows without this package's trigger activated at once: n8n 2.41.1 publishes five at a time
- * (N8N_WORKFLOW_PUBLICATION_CONCURRENCY), and one after another each waited for the one before. Trigger
- * workflows go first, one after another in the order given: a trigger that receives through the sharing one
- * registers with it on activation, and activated at the same moment as it, found none until its retry 5 s later
- * (docs/sharing.md; the demo's orders workflow missed an order so: docs/results/2026-11-30-npm-test-bb427f4-demo-failed.txt).
+ * Workflows activated at once: n8n 2.41.1 publishes five at a time (N8N_WORKFLOW_PUBLICATION_CONCURRENCY), and
+ * one after another each waited for the one before. Triggers that share or receive through the sharing one go
+ * first, one after another in the order given: a trigger that receives through the sharing one registers with
+ * it on activation, and activated at the same moment as it, found none until its retry 5 s later
+ * (docs/sharing.md; the demo's orders workflow missed an order so:
+ * docs/results/2026-11-30-npm-test-bb427f4-demo-failed.txt), and a sharing trigger looks for another one
+ * sharing when it is activated. Every other workflow's activation touches no other workflow.
  */
 const ACTIVATIONS_AT_ONCE = 5;
+
+/** A trigger that shares (Share With Other Workflows) or receives through the one that does. */
+function takesPartInSharing(parameters: Record<string, unknown>): boolean {
+	return parameters.resumeWaitingRuns === true || parameters.receiveFrom === RECEIVE_THROUGH_SHARING_TRIGGER;
+}
 
 export interface StackOptions {
 	/** Folder for the n8n user folder, the tarball and the logs. */
@@ -170,10 +178,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 		await n8n.createApiKey();
 		lap('login and API key');
 		const toActivate = options.activate(workflows);
-		const hasTrigger = (id: string) => workflows.find((w) => w.id === id)?.nodes.some((n) => n.type === TRIGGER_TYPE) ?? true;
-		for (const id of toActivate.filter(hasTrigger)) await n8n.activate(id);
+		const inSharing = (id: string) =>
+			workflows.find((w) => w.id === id)?.nodes.some((n) => n.type === TRIGGER_TYPE && takesPartInSharing(n.parameters)) ?? true;
+		for (const id of toActivate.filter(inSharing)) await n8n.activate(id);
 		await inLanes(
-			toActivate.filter((id) => !hasTrigger(id)),
+			toActivate.filter((id) => !inSharing(id)),
 			ACTIVATIONS_AT_ONCE,
 			async (id) => await n8n.activate(id),
 		);
