@@ -8,7 +8,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { runAction, type RunActionOptions } from '../helpers/actionNode';
-import { reportStatus, type ResumeCall, type TriggerStandIn, useStatusStandIn } from '../helpers/conversation';
+import { ANOTHER_SHARER, reportStatus, type ResumeCall, type TriggerStandIn, useStatusStandIn } from '../helpers/conversation';
 import type { RunResult } from '../helpers/engine';
 import { callResumeAddress } from '../helpers/resume';
 import { useSandbox } from '../helpers/useSandbox';
@@ -233,6 +233,22 @@ test('a status whose count n8n itself answers 200 "n8n is starting up" (a webhoo
 	expect(await report(ids()[0], 'delivered')).toBe(200);
 	const [call] = await postedSoon(1, 20_000);
 	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
+});
+
+test('at Limit Wait Time while another workflow shares (this trigger’s workflow off, the other on its URL): the other one’s answer is no hand-over; once this one is back, the run is handed the delivered it counted', async () => {
+	const run = await send({ statusWaitLimit: 0.1, statusWaitUnit: 'minutes' });
+	expect(run.run.status).toBe('waiting');
+	expect(await report(ids()[0], 'delivered')).toBe(200);
+	standIn.set({ sharedBy: 'another' });
+	// The other trigger's answer to the hand-over at the limit: it knows no such wait.
+	const limitAnsweredByAnother = () =>
+		standIn.answers.some((a) => 'handed' in (a.body as IDataObject) && ((a.body as IDataObject).workflow as IDataObject)?.id === ANOTHER_SHARER);
+	await until(limitAnsweredByAnother, 20_000);
+	expect([limitAnsweredByAnother(), posted().length]).toEqual([true, 0]);
+	standIn.set({ sharedBy: 'this' });
+	const calls = await postedSoon(1, 20_000);
+	expect(calls).toHaveLength(1);
+	expect((await resumeWith(run, calls[0])).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
 });
 
 test('at Limit Wait Time, a run n8n could not take the summary for (500) is handed it again', async () => {

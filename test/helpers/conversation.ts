@@ -38,9 +38,10 @@ export interface TriggerStandIn {
 	/**
 	 * Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data
 	 * kept); `startingUp`: its waits webhook gets what n8n answers while its database is not ready (200 "n8n is
-	 * starting up. Please wait"), until turned off.
+	 * starting up. Please wait"), until turned off; `sharedBy: 'another'`: its workflow is off and another one
+	 * that shares (workflow ANOTHER_SHARER, static data of its own) takes its URLs, until `'this'` again.
 	 */
-	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters; startingUp?: boolean }): void;
+	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters; startingUp?: boolean; sharedBy?: 'this' | 'another' }): void;
 	/** How many requests of the waits webhook got n8n's "starting up" answer. */
 	startingUpAnswers: number;
 	stop(): Promise<void>;
@@ -52,6 +53,9 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 	return Buffer.concat(chunks);
 }
 
+/** The workflow of the other sharing trigger that `set({ sharedBy: 'another' })` puts in place. */
+export const ANOTHER_SHARER = 'another-sharing-workflow';
+
 /** A fresh n8n: the trigger's process memory (waits it received, secrets it read) starts empty. */
 export async function startTriggerStandIn(credentials?: ICredentialDataDecryptedObject): Promise<TriggerStandIn> {
 	forgetRegistrations();
@@ -60,6 +64,8 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	let startingUp = false;
 	// Made once the server listens: the trigger also calls its own waits webhook (a status wait's recount).
 	let trigger!: TriggerHarness;
+	let another: TriggerHarness | undefined;
+	const sharer = () => another ?? trigger;
 	const answers: WebhookOutcome[] = [];
 	const events: WebhookOutcome[] = [];
 	let parameters: INodeParameters = { resumeWaitingRuns: true };
@@ -82,6 +88,9 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 		set(options) {
 			if (options.active !== undefined) active = options.active;
 			if (options.startingUp !== undefined) startingUp = options.startingUp;
+			if (options.sharedBy !== undefined) {
+				another = options.sharedBy === 'another' ? new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: ANOTHER_SHARER, baseUrl: standIn.url }) : undefined;
+			}
 			if (options.credentials || options.parameters) {
 				forgetWebhookSecrets();
 				parameters = { ...parameters, ...options.parameters };
@@ -104,13 +113,13 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 				return;
 			}
 			if (path === `/webhook/${WAITS_PATH}` && req.method === 'POST' && active) {
-				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body, path });
+				const outcome = await sharer().send({ headers: req.headers as Record<string, string>, body, path });
 				answers.push(outcome);
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;
 			}
 			if (path === '/webhook/service' && req.method === 'POST' && active) {
-				const outcome = await trigger.send({ headers: req.headers as Record<string, string>, body });
+				const outcome = await sharer().send({ headers: req.headers as Record<string, string>, body });
 				events.push(outcome);
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;

@@ -111,7 +111,7 @@ export async function handleWaitsRequest(context: IWebhookFunctions, rawBody: Bu
 	const book = new StatusBook(triggerScope(context), store, now);
 	const workflow = { id: context.getWorkflow().id, name: context.getWorkflow().name };
 	const answer = (result: IDataObject): IWebhookResponseData => {
-		keepStatusLimits(context, triggerScope(context), book, secret);
+		keepStatusLimits(context, triggerScope(context), book);
 		waits.writeBack();
 		subscriptions.writeBack();
 		book.writeBack();

@@ -1,11 +1,11 @@
-import { type IDataObject, type IWebhookFunctions, sleep } from 'n8n-workflow';
+import { type IWebhookFunctions, sleep } from 'n8n-workflow';
 
 import { signatureHeaders } from '../../../credentials/webhookSignature';
-import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, statusRank, WAITS_MESSAGE_TYPE, type WaitsRequest } from '../../shared/sharing';
-import { askSharingTrigger } from '../../shared/sharingRequest';
+import { CONFIRM_AFTER_MS, type MessageStatusSummary, STATUS_SUMMARY_TYPE, type StatusSummary, statusRank, WAITS_MESSAGE_TYPE } from '../../shared/sharing';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { MESSAGE_STATUS_EVENT } from '../events';
 import { triggerScope } from './scope';
+import { askOwnWaitsWebhook } from './ownWaitsWebhook';
 import { type Attempt, type Delivery, type HandOver, handToRun, oneAtATime, sharesEvents } from './handOver';
 import { mergeCounts } from './messageStatuses';
 import { doLater } from './later';
@@ -81,7 +81,7 @@ async function resume(context: IWebhookFunctions, book: StatusBook, wait: Status
 	if (attempt.outcome === 'resumed') {
 		book.end(wait, watch, RESUMED);
 		// Saved with this request's answer, or, after it, at the waits webhook: a second hand-over then knows.
-		if (again) await ask(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: RESUMED }).catch(() => undefined);
+		if (again) await askOwnWaitsWebhook(context, again.url, { type: WAITS_MESSAGE_TYPE, action: 'endStatusWait', id: wait.id, by: RESUMED }).catch(() => undefined);
 		return again?.took ?? taken(context);
 	}
 	// Queue mode: n8n answers the second of two summaries handed over at the same moment 500 ("already being resumed
@@ -129,14 +129,6 @@ export async function handOverStatus(context: IWebhookFunctions, delivery: Deliv
 	}
 }
 
-/** A signed request of the trigger to its own waits webhook (endpoint.ts), which any process of this n8n takes. */
-async function ask(context: IWebhookFunctions, url: string | undefined, request: WaitsRequest): Promise<IDataObject> {
-	if (!url) throw new Error('the trigger has no waits webhook');
-	const res = await askSharingTrigger(async (options) => await context.helpers.httpRequest(options), url, await webhookSecret(context), request);
-	if (res.statusCode !== 200) throw new Error(`the trigger's waits webhook answered ${res.statusCode}`);
-	return res.answer;
-}
-
 interface Counted {
 	live: boolean;
 	complete?: boolean;
@@ -146,7 +138,7 @@ interface Counted {
 /** The watch's tally in the saved copy with `statuses` (a request's count, messageStatuses.ts) taken in again; undefined when it could not ask. */
 async function recount(context: IWebhookFunctions, url: string | undefined, watch: StatusWatch, statuses: Record<string, number[]>): Promise<Counted | undefined> {
 	try {
-		const answer = await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
+		const answer = await askOwnWaitsWebhook(context, url, { type: WAITS_MESSAGE_TYPE, action: 'recount', id: watch.id, statuses });
 		return { live: answer.live === true, complete: answer.complete === true, statuses: answer.statuses as Record<string, MessageStatusSummary> };
 	} catch (error) {
 		context.logger.warn(`Business Messaging Trigger: could not count a status wait again (${(error as Error).message})`);
@@ -172,7 +164,7 @@ async function keepForNaming(context: IWebhookFunctions, url: string | undefined
 	/** How many of the gathered counts are not done (keptForNaming; undefined: could not ask). */
 	const keep = async (gathered: Record<string, number[]>): Promise<number | undefined> => {
 		try {
-			return Number((await ask(context, url, { type: WAITS_MESSAGE_TYPE, action: 'keepStatuses', statuses: gathered })).notDone) || 0;
+			return Number((await askOwnWaitsWebhook(context, url, { type: WAITS_MESSAGE_TYPE, action: 'keepStatuses', statuses: gathered })).notDone) || 0;
 		} catch (error) {
 			context.logger.warn(`Business Messaging Trigger: could not keep a status for a run still naming its messages (${(error as Error).message})`);
 			return undefined;

@@ -2,9 +2,9 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { signatureHeaders } from '../../../credentials/webhookSignature';
 import { LIMIT_FALLBACK_MS, STATUS_SUMMARY_TYPE, WAITS_MESSAGE_TYPE } from '../../shared/sharing';
-import { askSharingTrigger } from '../../shared/sharingRequest';
 import { webhookSecret } from '../../shared/webhookSecret';
 import { type Attempt, handToRun, oneAtATime } from './handOver';
+import { askOwnWaitsWebhook } from './ownWaitsWebhook';
 import { doLater, isPending, type Later } from './later';
 import { processMemory } from './registry';
 import { triggerScope } from './scope';
@@ -31,7 +31,7 @@ const actedOn = processMemory<number>();
  * Keeps the limits of the live waits of `book` that this process does not keep yet (any request of the waits
  * webhook): at each, it asks the waits webhook to hand the run what was counted (`statusLimit` below).
  */
-export function keepStatusLimits(context: IWebhookFunctions, scope: string, book: StatusBook, secret: string): void {
+export function keepStatusLimits(context: IWebhookFunctions, scope: string, book: StatusBook): void {
 	const now = Date.now();
 	for (const [key, at] of actedOn) if (now - at > 2 * LIMIT_FALLBACK_MS) actedOn.delete(key);
 	for (const watch of book.watches.live()) {
@@ -48,7 +48,7 @@ export function keepStatusLimits(context: IWebhookFunctions, scope: string, book
 			what: 'hand a run the statuses counted at its Limit Wait Time',
 			run: async () => {
 				actedOn.set(key, Date.now());
-				const failed = await askAtLimit(context, url, secret, watch.id);
+				const failed = await askAtLimit(context, url, watch.id);
 				if (failed === undefined) return;
 				if (Date.now() + RETRY_MS < giveUpAt) return doLater(key, atLimit(Date.now() + RETRY_MS));
 				context.logger.warn(`Business Messaging Trigger: could not hand a run the statuses counted at its Limit Wait Time (${failed}); n8n resumes it itself, with what was known when it began to wait`);
@@ -75,19 +75,18 @@ export async function keepStatusLimitsOnEvent(context: IWebhookFunctions): Promi
 	if (now - (lookedOnEvent.get(scope) ?? 0) < ON_EVENTS_EVERY_MS) return;
 	lookedOnEvent.set(scope, now);
 	try {
-		const secret = await webhookSecret(context);
-		if (secret !== '') keepStatusLimits(context, scope, new StatusBook(scope, context.getWorkflowStaticData('node'), now), secret);
+		// Without a Webhook Secret the trigger can ask its waits webhook nothing.
+		if ((await webhookSecret(context)) !== '') keepStatusLimits(context, scope, new StatusBook(scope, context.getWorkflowStaticData('node'), now));
 	} catch (error) {
 		context.logger.warn(`Business Messaging Trigger: could not keep the limits of status waits (${(error as Error).message})`);
 	}
 }
 
 /** Asks the waits webhook to hand over at the limit; why it could not, or undefined when done. */
-async function askAtLimit(context: IWebhookFunctions, url: string, secret: string, watchId: string): Promise<string | undefined> {
+async function askAtLimit(context: IWebhookFunctions, url: string, watchId: string): Promise<string | undefined> {
 	try {
-		const res = await askSharingTrigger(async (options) => await context.helpers.httpRequest(options), url, secret, { type: WAITS_MESSAGE_TYPE, action: 'statusLimit', id: watchId });
-		if (res.statusCode === 200 && res.answer.retry !== true) return undefined;
-		return String(res.answer.reason ?? `answered ${res.statusCode}`);
+		const answer = await askOwnWaitsWebhook(context, url, { type: WAITS_MESSAGE_TYPE, action: 'statusLimit', id: watchId });
+		return answer.retry === true ? String(answer.reason ?? 'the run could not take it yet') : undefined;
 	} catch (error) {
 		return (error as Error).message;
 	}
