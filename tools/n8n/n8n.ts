@@ -128,6 +128,23 @@ export interface ExecutionSummary {
 }
 
 /** An HTTP answer's status and body, parsed as JSON when it is JSON. */
+/**
+ * n8n answers 503 "Database is not ready!" before any route (abstract-server.js) while its database monitor holds the
+ * connection for lost: on a loaded machine its pings time out (@n8n/db, db-connection-monitor.js; seen on 2.41.1 at an
+ * activation, docs/results/2026-12-04-npm-test-10991fd-failed.txt). Nothing was done, so the call is made again, as a
+ * user would click again, for up to DB_NOT_READY_WAIT_MS.
+ */
+const DB_NOT_READY_WAIT_MS = 60_000;
+async function untilDatabaseReady<T>(what: string, call: () => Promise<Response>): Promise<{ status: number; body: T }> {
+	const giveUpAt = Date.now() + DB_NOT_READY_WAIT_MS;
+	for (let again = 0; ; again++) {
+		const res = await statusAndBody<T>(await call());
+		if (res.status !== 503 || !JSON.stringify(res.body).includes('Database is not ready') || Date.now() > giveUpAt) return res;
+		if (again === 0) process.stderr.write(`# ${what}: n8n answered 503 "Database is not ready!" (its database monitor on a loaded machine); asking again\n`);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+	}
+}
+
 async function statusAndBody<T>(res: Response): Promise<{ status: number; body: T }> {
 	const text = await res.text();
 	try {
@@ -480,16 +497,13 @@ export class N8n {
 
 	/** A call to the UI's REST API as the logged-in owner. */
 	async rest<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-		const res = await fetch(`${this.baseUrl}/rest${path}`, {
-			method,
-			headers: {
-				Cookie: this.cookie,
-				'Content-Type': 'application/json',
-				'browser-id': 'e2e-driver',
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		return await statusAndBody<T>(res);
+		const call = async () =>
+			await fetch(`${this.baseUrl}/rest${path}`, {
+				method,
+				headers: { Cookie: this.cookie, 'Content-Type': 'application/json', 'browser-id': 'e2e-driver' },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+		return await untilDatabaseReady<T>(`${method} /rest${path}`, call);
 	}
 
 	/** A GET of any server path as the logged-in owner (e.g. `/types/nodes.json`). */
@@ -514,12 +528,13 @@ export class N8n {
 
 	/** A call to the public API (`/api/v1`) with the API key. */
 	async api<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-		const res = await fetch(`${this.baseUrl}/api/v1${path}`, {
-			method,
-			headers: { 'X-N8N-API-KEY': this.apiKey, 'Content-Type': 'application/json', Accept: 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		return await statusAndBody<T>(res);
+		const call = async () =>
+			await fetch(`${this.baseUrl}/api/v1${path}`, {
+				method,
+				headers: { 'X-N8N-API-KEY': this.apiKey, 'Content-Type': 'application/json', Accept: 'application/json' },
+				body: body === undefined ? undefined : JSON.stringify(body),
+			});
+		return await untilDatabaseReady<T>(`${method} /api/v1${path}`, call);
 	}
 
 	/** Activates a workflow on the running server (public API); returns once its triggers are live. */
