@@ -127,7 +127,6 @@ export interface ExecutionSummary {
 	};
 }
 
-/** An HTTP answer's status and body, parsed as JSON when it is JSON. */
 /**
  * n8n answers 503 "Database is not ready!" before any route (abstract-server.js) while its database monitor holds the
  * connection for lost: on a loaded machine its pings time out (@n8n/db, db-connection-monitor.js; seen on 2.41.1 at an
@@ -145,6 +144,7 @@ async function untilDatabaseReady<T>(what: string, call: () => Promise<Response>
 	}
 }
 
+/** An HTTP answer's status and body, parsed as JSON when it is JSON. */
 async function statusAndBody<T>(res: Response): Promise<{ status: number; body: T }> {
 	const text = await res.text();
 	try {
