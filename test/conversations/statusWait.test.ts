@@ -251,6 +251,18 @@ test('at Limit Wait Time while another workflow shares (this trigger’s workflo
 	expect((await resumeWith(run, calls[0])).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
 });
 
+test('a status whose count another sharing workflow answers (the moment this trigger’s workflow is switched off and the other on) is answered 503, not 200, so the service sends it again; the retry is counted', async () => {
+	const run = await send({ statusWaitLimit: 0.15, statusWaitUnit: 'minutes' });
+	standIn.set({ sharedBy: 'another for waits' });
+	expect(await report(ids()[0], 'delivered')).toBe(503);
+	// The other trigger was asked to count it, and knows no such wait.
+	expect(standIn.answers.some((a) => ((a.body as IDataObject).workflow as IDataObject)?.id === ANOTHER_SHARER)).toBe(true);
+	standIn.set({ sharedBy: 'this' });
+	expect(await report(ids()[0], 'delivered')).toBe(200);
+	const [call] = await postedSoon(1, 20_000);
+	expect((await resumeWith(run, call)).resumedWith).toMatchObject({ reached: false, status: 'delivered' });
+});
+
 test('at Limit Wait Time, a run n8n could not take the summary for (500) is handed it again', async () => {
 	let refused = 0;
 	const answer = standIn.answerResume;

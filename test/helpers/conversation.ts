@@ -39,9 +39,17 @@ export interface TriggerStandIn {
 	 * Turns the trigger off (n8n then answers 404), gives it other credentials, or other parameters (static data
 	 * kept); `startingUp`: its waits webhook gets what n8n answers while its database is not ready (200 "n8n is
 	 * starting up. Please wait"), until turned off; `sharedBy: 'another'`: its workflow is off and another one
-	 * that shares (workflow ANOTHER_SHARER, static data of its own) takes its URLs, until `'this'` again.
+	 * that shares (workflow ANOTHER_SHARER, static data of its own) takes its URLs, until `'this'` again;
+	 * `'another for waits'`: the moment of that switch, the service's events still reaching this trigger and its
+	 * waits webhook already the other one.
 	 */
-	set(options: { active?: boolean; credentials?: ICredentialDataDecryptedObject; parameters?: INodeParameters; startingUp?: boolean; sharedBy?: 'this' | 'another' }): void;
+	set(options: {
+		active?: boolean;
+		credentials?: ICredentialDataDecryptedObject;
+		parameters?: INodeParameters;
+		startingUp?: boolean;
+		sharedBy?: 'this' | 'another' | 'another for waits';
+	}): void;
 	/** How many requests of the waits webhook got n8n's "starting up" answer. */
 	startingUpAnswers: number;
 	stop(): Promise<void>;
@@ -65,6 +73,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 	// Made once the server listens: the trigger also calls its own waits webhook (a status wait's recount).
 	let trigger!: TriggerHarness;
 	let another: TriggerHarness | undefined;
+	let eventsToThis = false;
 	const sharer = () => another ?? trigger;
 	const answers: WebhookOutcome[] = [];
 	const events: WebhookOutcome[] = [];
@@ -89,7 +98,8 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 			if (options.active !== undefined) active = options.active;
 			if (options.startingUp !== undefined) startingUp = options.startingUp;
 			if (options.sharedBy !== undefined) {
-				another = options.sharedBy === 'another' ? new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: ANOTHER_SHARER, baseUrl: standIn.url }) : undefined;
+				another = options.sharedBy === 'this' ? undefined : new TriggerHarness({ parameters: { resumeWaitingRuns: true }, credentials, workflowId: ANOTHER_SHARER, baseUrl: standIn.url });
+				eventsToThis = options.sharedBy === 'another for waits';
 			}
 			if (options.credentials || options.parameters) {
 				forgetWebhookSecrets();
@@ -119,7 +129,7 @@ export async function startTriggerStandIn(credentials?: ICredentialDataDecrypted
 				return;
 			}
 			if (path === '/webhook/service' && req.method === 'POST' && active) {
-				const outcome = await sharer().send({ headers: req.headers as Record<string, string>, body });
+				const outcome = await (eventsToThis ? trigger : sharer()).send({ headers: req.headers as Record<string, string>, body });
 				events.push(outcome);
 				res.writeHead(outcome.statusCode, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body));
 				return;

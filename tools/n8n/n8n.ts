@@ -508,8 +508,8 @@ export class N8n {
 
 	/** A GET of any server path as the logged-in owner (e.g. `/types/nodes.json`). */
 	async getAsOwner<T = unknown>(path: string): Promise<{ status: number; body: T }> {
-		const res = await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: this.cookie, 'browser-id': 'e2e-driver' } });
-		return await statusAndBody<T>(res);
+		const call = async () => await fetch(`${this.baseUrl}${path}`, { headers: { Cookie: this.cookie, 'browser-id': 'e2e-driver' } });
+		return await untilDatabaseReady<T>(`GET ${path}`, call);
 	}
 
 	/** Creates an API key with every scope the owner may grant; kept for `api()`. */
