@@ -153,14 +153,18 @@ function serviceRetries(r: Round, events: RoundEvents, timeoutMs?: number) {
 	const resent = new Set<number>();
 	const answered = new Set<number>();
 	let deadline = 0;
-	return {
+	const retries = {
 		resent,
 		answered,
+		/** Whether an attempt reached n8n and got no answer (a timeout, a reset): that request may still be under way in it. */
+		leftInN8n: false,
 		retryFor: (ms: number) => (deadline = Date.now() + ms),
 		retry: async (n: number) => {
 			resent.add(n);
 			for (;;) {
-				if (is2xx(await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs))) {
+				const answer = await deliver(r.secret, { url, body: events.bodies[n], timestamp: nowSeconds() }, timeoutMs);
+				if (answer.error && reachedN8n(answer)) retries.leftInN8n = true;
+				if (is2xx(answer)) {
 					answered.add(n);
 					return;
 				}
@@ -169,6 +173,7 @@ function serviceRetries(r: Round, events: RoundEvents, timeoutMs?: number) {
 			}
 		},
 	};
+	return retries;
 }
 type ServiceRetries = ReturnType<typeof serviceRetries>;
 
@@ -223,7 +228,8 @@ export async function burstAndKill(r: Round & { kill: Kill }): Promise<Figures> 
 	r.log(`restarted in ${events.lap()}`);
 	const service = serviceRetries(r, events);
 	service.retryFor(RETRY_FOR_MS);
-	return { ...(await resendAndLookUp(r, events, answers, service)), exitSeconds, hung };
+	// The process that took the burst is gone: only the retries to the restarted one can have left a request in n8n.
+	return { ...(await resendAndLookUp(r, events, answers, service, true)), exitSeconds, hung };
 }
 
 /**
@@ -247,14 +253,15 @@ export async function burstAndStall(r: Round): Promise<Figures> {
 		service.retry,
 	).finally(async () => await continued);
 	r.log(`${answers.filter(is2xx).length} of ${answers.length} answered 2xx; SIGSTOP after the ${r.size.killAfter}th; SIGCONT ${STALL_MS / 1000} s later; ${service.resent.size} re-sent at once meanwhile (burst ${events.lap()})`);
-	return { ...(await resendAndLookUp(r, events, answers, service)), exitSeconds: 0, hung: false };
+	// Nothing restarted: copies the senders gave up on during the stall may still be under way in n8n.
+	return { ...(await resendAndLookUp(r, events, answers, service, false)), exitSeconds: 0, hung: false };
 }
 
 /**
  * Re-sends every event neither answered 2xx nor retried yet, then looks every event up in each workflow's
  * executions (their settling side by side).
  */
-async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[], service: ServiceRetries): Promise<Omit<Figures, 'exitSeconds' | 'hung'>> {
+async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[], service: ServiceRetries, restarted: boolean): Promise<Omit<Figures, 'exitSeconds' | 'hung'>> {
 	const { ids, lap } = events;
 	const acked = answers.map(is2xx);
 	const cutOff = answers.map((a) => !is2xx(a) && reachedN8n(a));
@@ -262,7 +269,8 @@ async function resendAndLookUp(r: Round, events: RoundEvents, answers: Answer[],
 	await pool(resend.length, CONCURRENCY, async (i) => await service.retry(resend[i]));
 	r.log(`${resend.length} re-sent in ${lap()}`);
 
-	const lookups = await Promise.all(r.workflows.map(async (w, i) => await lookUp(r.reader, w.id, events.before[i], ids, r.log)));
+	const requestsEnded = restarted && !service.leftInN8n;
+	const lookups = await Promise.all(r.workflows.map(async (w, i) => await lookUp(r.reader, w.id, events.before[i], ids, r.log, requestsEnded)));
 	r.log(`executions settled and looked up in ${lap()}`);
 	const several = r.workflows.length > 1;
 	const figures = { lost: 0, unfinished: 0, extraRuns: 0, extraRunsBeyondMargin: 0, unattributed: 0, lostIds: [] as string[], extraIds: [] as string[] };

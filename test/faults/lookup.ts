@@ -3,11 +3,17 @@
  * looked up, and the suite's closing line compares the two counts.
  */
 import { executionsSince } from '../../bench/lib/n8n-runs';
-import type { N8n } from '../../tools/n8n/n8n';
+import { type N8n, underWay } from '../../tools/n8n/n8n';
 import { sleep, waitFor } from '../../tools/n8n/proc';
 
 /** Executions are settled when their ids and statuses stay the same this long. */
 const QUIET_MS = 5_000;
+/**
+ * Or this long, once every one has finished and no request of the case can still be under way in n8n (each was
+ * answered, or went to a process that is gone): a run only comes from a request, and n8n answers one once its
+ * run exists. A stall or a sender that hung up leaves requests inside n8n: those cases wait QUIET_MS.
+ */
+const FINISHED_QUIET_MS = 1_500;
 /** How often the executions are listed while they settle (a list without data: a few ms per 100 executions). */
 const SETTLE_POLL_MS = 250;
 const SETTLE_TIMEOUT_MS = 240_000;
@@ -29,8 +35,11 @@ export async function publicApiUp(reader: N8n): Promise<void> {
 	await waitFor('the public API', async () => ((await reader.api('GET', '/executions?limit=1')).status === 200 ? true : undefined), 180_000, 500);
 }
 
-/** Waits until the workflow's executions after `afterId` stop changing. */
-export async function settled(reader: N8n, workflowId: string, afterId: number, log?: (line: string) => void): Promise<void> {
+/**
+ * Waits until the workflow's executions after `afterId` stop changing. `requestsEnded`: no request of the case
+ * can still be under way in n8n (FINISHED_QUIET_MS).
+ */
+export async function settled(reader: N8n, workflowId: string, afterId: number, log?: (line: string) => void, requestsEnded = false): Promise<void> {
 	const t0 = Date.now();
 	await publicApiUp(reader);
 	const apiUp = Date.now();
@@ -41,14 +50,16 @@ export async function settled(reader: N8n, workflowId: string, afterId: number, 
 	let pollMs = 0;
 	for (;;) {
 		const p0 = Date.now();
-		const snapshot = JSON.stringify((await executionsSince(reader, workflowId, afterId)).map((e) => [e.id, e.status]));
+		const executions = await executionsSince(reader, workflowId, afterId);
+		const snapshot = JSON.stringify(executions.map((e) => [e.id, e.status, Boolean(e.stoppedAt)]));
 		polls++;
 		pollMs += Date.now() - p0;
+		const quietMs = requestsEnded && executions.every((e) => !underWay(e.status) && e.stoppedAt) ? FINISHED_QUIET_MS : QUIET_MS;
 		if (snapshot !== last) {
 			last = snapshot;
 			stableSince = Date.now();
-		} else if (Date.now() - stableSince >= QUIET_MS) {
-			log?.(`settle: public API ${apiUp - t0} ms, ${polls} polls (${pollMs} ms listing), last change ${stableSince - apiUp} ms after the API answered, settled ${Date.now() - t0} ms`);
+		} else if (Date.now() - stableSince >= quietMs) {
+			log?.(`settle: public API ${apiUp - t0} ms, ${polls} polls (${pollMs} ms listing), last change ${stableSince - apiUp} ms after the API answered, settled ${Date.now() - t0} ms (${quietMs} ms quiet)`);
 			return;
 		}
 		if (Date.now() > deadline) throw new Error(`executions still changing ${SETTLE_TIMEOUT_MS / 1000} s after the last request`);
@@ -66,9 +77,10 @@ export interface Lookup {
 /**
  * Once the executions settled, each event's executions (every event carries its message id
  * `wamid.queue.<id>` in its data: the trigger's output, or the stack still to run). Counts them as looked up.
+ * `requestsEnded`: as for `settled`.
  */
-export async function lookUp(reader: N8n, workflowId: string, afterId: number, ids: string[], log?: (line: string) => void): Promise<Lookup> {
-	await settled(reader, workflowId, afterId, log);
+export async function lookUp(reader: N8n, workflowId: string, afterId: number, ids: string[], log?: (line: string) => void, requestsEnded = false): Promise<Lookup> {
+	await settled(reader, workflowId, afterId, log, requestsEnded);
 	const wanted = new Set(ids);
 	const runsOf = new Map<string, string[]>(ids.map((id) => [id, []]));
 	let unattributed = 0;

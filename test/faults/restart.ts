@@ -174,7 +174,8 @@ export async function runRestartSequences(
 			await registered(run.url);
 			let unanswered = 0;
 			for (const body of run.bodies) if ((await signedEvent(run.url, secret, body)).status !== 200) unanswered++;
-			const { runsOf } = await lookUp(n8n, run.workflowId, run.before, run.ids);
+			// Every request to the restarted n8n answered 200: none can still be under way in it.
+			const { runsOf } = await lookUp(n8n, run.workflowId, run.before, run.ids, undefined, unanswered === 0);
 			const counts = run.ids.map((id) => runsOf.get(id)?.length ?? 0);
 			return {
 				sequence: run.sequence,
