@@ -558,8 +558,13 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 			const survivor = await askCustomer(stack, any, newCustomer(), 'survivor');
 			const problems: string[] = [];
 			for (const kill of ['SIGKILL', 'SIGTERM'] as const) {
+				// Where a round's time goes, for the log: a slow round on a busy machine says which wait took it.
+				const roundStartMs = Date.now();
+				const phases: string[] = [];
+				const phase = (what: string) => phases.push(`${what} ${((Date.now() - roundStartMs) / 1000).toFixed(1)}`);
 				const questions: Question[] = [];
 				for (let i = 0; i < KILL_ROUND_RUNS; i++) questions.push(await askCustomer(stack, any, newCustomer(), `${kill}-${i}`));
+				phase('asked');
 				const url = `${n8n.baseUrl}${triggerProductionPath(CONVERSATION_TRIGGER_HOOK)}`;
 				const rounds = [];
 				for (const rider of riders) rounds.push(await rider.round(kill));
@@ -583,6 +588,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					log(`${kill}: the first 2xx came ${((Date.now() - unansweredAskedMs) / 1000).toFixed(1)} s after the unanswered question: its limit passes before the kill, so its run is let end first`);
 					await settledRun(n8n, unanswered, 200_000);
 				}
+				phase('first 2xx');
 				const pid = n8n.pid!;
 				const killedAtMs = Date.now();
 				const killedAt = new Date(killedAtMs).toISOString().slice(11, 23);
@@ -602,6 +608,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 				const acknowledged = new Set(answered.filter((d) => d.attempts.some((a) => a.status === 200)).map((d) => d.id));
 				await n8n.start();
 				const backAtMs = Date.now();
+				phase('back');
 				// The sandbox retries the others; one whose retries all fell into the restart is sent again once.
 				const settled = await Promise.all(
 					ids.map(async (id, i): Promise<Delivery & { inCrashedRun?: true }> => {
@@ -609,12 +616,14 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 						return d.inCrashedRun ? d : await sandbox.sentAgainUnlessDelivered(d);
 					}),
 				);
+				phase('replies settled');
 				// n8n answers a reply that starts the trigger's workflow once that run exists, before it holds the reply
 				// in its data: read the trigger's runs once none is under way.
 				const triggerEnded = await waitFor('the trigger’s runs to end', async () => {
 					const runs = await triggerRuns(n8n, stack);
 					return runs.every((e) => !underWay(e.status, { waiting: false })) ? runs : undefined;
 				}, 120_000, 500);
+				phase('trigger’s runs ended');
 				const triggerSeen = JSON.stringify(triggerEnded.map((e) => e.data ?? {}));
 				const outcomes: Record<string, number> = {};
 				for (const [i, q] of questions.entries()) {
@@ -647,8 +656,10 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					if (run.status === 'waiting' && settled[i].state === 'delivered' && !startingN8nAnswered) problem('was answered 2xx, its run still waits');
 					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problem(`was never answered 2xx (run ${run.status}, reply ${where})`);
 				}
+				phase('replies’ runs');
 				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${ids.filter((id) => acknowledged.has(id)).length} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
 				for (const r of rounds) problems.push(...(await r.check(acknowledged)).map((p) => `${kill}: ${p} (killed at ${killedAt})`));
+				phase('riders checked');
 				if (unanswered) {
 					// Its end is awaited here, before the second round, so its limit never falls inside the SIGTERM restart on
 					// a slow machine either: a run n8n resumes at its limit just as it stops is crashed on any wait.
@@ -656,7 +667,9 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					log(`${kill}: the unanswered question was asked ${((killedAtMs - unansweredAskedMs) / 1000).toFixed(1)} s before the kill; its limit passed ${limitAfterUp >= 0 ? `${limitAfterUp.toFixed(1)} s after n8n was back` : `${(-limitAfterUp).toFixed(1)} s before n8n was back`}`);
 					const timedOut = await settledRun(n8n, unanswered, 200_000);
 					assertEqual([timedOut.status, askOutput(timedOut).replied], ['success', false], 'the unanswered question’s run after its limit passed across a restart (status, replied)');
+					phase('unanswered ended');
 				}
+				log(`${kill}: the round's time (s since its first question): ${phases.join(', ')}`);
 			}
 			assertEqual(problems, [], 'replies (or riders\' events) answered 2xx but not in their runs, or lost');
 			assertEqual(await status(n8n, survivor), 'waiting', 'the survivor after two restarts');
