@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): the package built and packed once; side by side the lint as n8n's
 # verification does, the type check, the unit and in-process workflow tests and the trigger's own use of Node on
-# the other Node versions and the release checks (workflows, lint set-up, lock, docs, the packed tarball and n8n's
+# the other Node versions; the release checks (workflows, lint set-up, lock, docs, the packed tarball and n8n's
 # scanner); then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
 # the editor in a browser and the demo stopped with Ctrl-C; then side by side a smoke on the other n8n versions
 # (and on 2.41.1 under the recommended expression setting) and the same package in n8n's queue mode; then n8n
@@ -23,7 +23,6 @@ if [ "$quick" != --quick ]; then
 fi
 # The first checks side by side: alone, the lint and the type check use one core and jest's four workers about one and
 # a half; one after another they took 153 s of the run's first 196 (docs/results/2026-12-02-npm-test-6102676.txt).
-# The release checks (about 30 s) join them.
 # Jest with four workers: its tests mostly wait on sockets and timers, so on CI's 2 cores four took 101-107 s where
 # one per core took 181 s (docs/results/2026-11-30-jest-workers.txt); jest's default would leave one core idle.
 first_checks=(
@@ -39,15 +38,15 @@ fi
 # Built and packed once, for every suite below: they install this tarball (two builds at once in one folder
 # would remove each other's dist). tools/n8n/n8n.ts reads PACKED_TARBALL.
 steps_dir
-# With it, the release image's npm brought into npm's cache: jest and the release checks, side by side below, both
-# run the first publish with it, and on a new machine each would fetch it into the same npx folder at once.
-step "build and pack the package once; the release image's npm at hand" bash -c "node --import tsx test/release/fetch-npm.ts & node --import tsx tools/n8n/pack.ts '$STEPS_DIR/pack' > '$STEPS_DIR/tarball'; pack=\$?; wait \$! && exit \$pack"
+step "build and pack the package once" bash -c "node --import tsx tools/n8n/pack.ts '$STEPS_DIR/pack' > '$STEPS_DIR/tarball'"
 PACKED_TARBALL=$(cat "$STEPS_DIR/tarball")
 export PACKED_TARBALL
 together \
 	"${first_checks[@]}" \
-	"the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" "npm run --silent test:node-versions" \
-	"release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" "npm run --silent test:release"
+	"the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" "npm run --silent test:node-versions"
+# After jest, not beside it: both run the first publish with the release image's npm, which on a new machine each
+# would fetch into the same npx folder at once (test/release/pinned-npm.ts).
+step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
 # The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
 together \
 	"end-to-end in a real n8n" "npm run --silent test:e2e" \

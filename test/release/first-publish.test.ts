@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { firstPublishCommands } from './first-publish';
+import { firstPublishCommands, imageNpm, nodeChangelog } from './first-publish';
 import { dryRunFirstPublish } from './first-publish-dry-run';
-import { commandDocPath, type PinnedNpm, releaseImageNpm, runNpm } from './pinned-npm';
+import { commandDocPath, findPinnedNpm, type PinnedNpm, runNpm } from './pinned-npm';
 import { trustLine, trustLineProblems } from './trust';
 
 const ROOT = join(__dirname, '../..');
@@ -21,7 +21,8 @@ let npm: PinnedNpm;
 let help: string;
 let doc: string;
 beforeAll(() => {
-	npm = releaseImageNpm(ROOT);
+	const image = imageNpm(read('.github/workflows/test.yml'), nodeChangelog(ROOT, pkg.devDependencies.node));
+	npm = findPinnedNpm(image.npm!, image.image!);
 	help = runNpm(npm, ['trust', 'github', '--help'], tmpdir()).output;
 	doc = readFileSync(commandDocPath(npm, 'trust'), 'utf8');
 }, 240_000);

@@ -6,10 +6,9 @@
  * fetched from the npm registry once (then cached). Nothing else is asked of the network.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { imageNpm, nodeChangelog } from './first-publish';
 
 export interface PinnedNpm {
 	version: string;
@@ -72,15 +71,6 @@ export function findPinnedNpm(version: string, image: string): PinnedNpm {
 		`npm ${version}, the npm of the release image ${image}, is not at hand (${tried.join('; ')}). ` +
 			`It is needed once from the npm registry, then from npm's cache: npm exec --yes --package=npm@${version} -- npm --version`,
 	);
-}
-
-/** The npm of the release image that the repository at `root` names (test.yml's job, its Node's changelog). */
-export function releaseImageNpm(root: string): PinnedNpm {
-	const read = (file: string) => readFileSync(join(root, file), 'utf8');
-	const pkg = JSON.parse(read('package.json')) as { devDependencies?: Record<string, string> };
-	const image = imageNpm(read('.github/workflows/test.yml'), nodeChangelog(root, pkg.devDependencies?.node ?? ''));
-	if (!image.npm) throw new Error(`the release image’s npm: ${image.problem}`);
-	return findPinnedNpm(image.npm, image.image!);
 }
 
 /** `npm help <command>`'s text, from the pinned npm's own docs (no man, no browser). */

@@ -26,9 +26,9 @@ import { userDocs } from '../../tools/release/release';
 import { repositoryOf } from '../../tools/release/repository';
 import { assert, assertEqual, closingLine, createReporter, runSuite } from '../e2e/lib/report';
 import { awaitingMeasurement, figureProblems } from './figures';
-import { firstPublishProblems, nodeChangelog } from './first-publish';
+import { firstPublishProblems, imageNpm, nodeChangelog } from './first-publish';
 import { dryRunFirstPublish } from './first-publish-dry-run';
-import { commandDocPath, type PinnedNpm, releaseImageNpm, runNpm } from './pinned-npm';
+import { commandDocPath, findPinnedNpm, type PinnedNpm, runNpm } from './pinned-npm';
 import { trustLineProblems } from './trust';
 import { cloudSupportStatus, defaultConfigLint, lintSetupProblems } from './lint';
 import { type Lock, lockProblems, type Manifest } from './lockfile';
@@ -99,7 +99,9 @@ async function main(): Promise<number> {
 		name: 'the first publish’s `npm trust` line against the npm the release image bundles: every flag an option of its `npm trust github --help`, the required ones and the publish permission given, the npm version its `npm help trust` needs stated',
 		timeoutMs: 300_000,
 		fn: async () => {
-			npm = releaseImageNpm(REPO_ROOT);
+			const image = imageNpm(read('.github/workflows/test.yml'), nodeChangelog(REPO_ROOT, pkg.devDependencies?.node ?? ''));
+			assert(image.npm, `the release image’s npm: ${image.problem}`);
+			npm = findPinnedNpm(image.npm, image.image!);
 			say(`the release image’s npm: ${npm.version} (${npm.bin})`);
 			const help = runNpm(npm, ['trust', 'github', '--help'], dir).output;
 			const doc = readFileSync(commandDocPath(npm, 'trust'), 'utf8');
