@@ -21,14 +21,15 @@ quick=${1:-}
 if [ "$quick" != --quick ]; then
 	background "installs (tools/n8n/installs.ts)" node --import tsx tools/n8n/installs.ts
 fi
-# The first checks side by side: alone, the lint and the type check use one core and jest's four workers about one and
+# The first checks side by side: alone, the lint and the type check use one core and jest's workers about one and
 # a half; one after another they took 153 s of the run's first 196 (docs/results/2026-12-02-npm-test-6102676.txt).
-# Jest with four workers: its tests mostly wait on sockets and timers, so on CI's 2 cores four took 101-107 s where
-# one per core took 181 s (docs/results/2026-11-30-jest-workers.txt); jest's default would leave one core idle.
+# Jest with five workers: its tests mostly wait on sockets and timers, so on CI's 2 cores four took 101-107 s where
+# one per core took 181 s (docs/results/2026-11-30-jest-workers.txt), and alone five 107 s where four took 129 s
+# (docs/results/2026-12-04-jest-workers.txt); jest's default would leave one core idle.
 first_checks=(
 	"lint (n8n-node lint)" "npm run --silent lint"
 	"type check" "npm run --silent typecheck"
-	"unit and workflow tests (jest)" "npx jest --ci --maxWorkers=4"
+	"unit and workflow tests (jest)" "npx jest --ci --maxWorkers=5"
 )
 if [ "$quick" = --quick ]; then
 	together \
