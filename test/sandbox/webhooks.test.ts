@@ -10,6 +10,8 @@ import {
 	type Sandbox,
 } from '../../tools/sandbox/index';
 import { startReceiver, useManualSandboxes, waitFor, webhookSignatureValid, type Receiver, type Reply } from './test-helpers';
+import { deliveryJson } from '../../tools/sandbox/webhooks';
+import { awaitsLongRetry, type Delivery as SandboxProcessDelivery } from '../../tools/n8n/sandbox';
 
 const MIN = 60_000;
 const OFFSETS = [0, 1 * MIN, 6 * MIN, 21 * MIN, 81 * MIN, 441 * MIN];
@@ -91,6 +93,27 @@ describe('webhook delivery schedule', () => {
 		await d.done;
 		expect(rx.received).toHaveLength(2);
 		expect(d.state).toBe('delivered');
+	});
+
+	test('while it waits to retry, a delivery says the schedule’s delay before its next attempt; the suites send one again at once from an hour on', async () => {
+		const { sb, clock } = await setup([500, 500, 500, 500, 200]);
+		const d = sb.deliver({ event: 'message.received' });
+		const waits: Array<[number | undefined, boolean]> = [];
+		for (let i = 0; i < 4; i++) {
+			const next = await clock.nextSleep();
+			// As the control API lists it (GET /deliveries/:id).
+			const listed = JSON.parse(JSON.stringify(deliveryJson(d))) as SandboxProcessDelivery;
+			waits.push([listed.nextAttemptDelayMs, awaitsLongRetry(listed)]);
+			clock.advance(next);
+		}
+		await d.done;
+		expect(waits).toEqual([
+			[MIN, false],
+			[5 * MIN, false],
+			[15 * MIN, false],
+			[60 * MIN, true],
+		]);
+		expect([d.state, d.nextAttemptDelayMs, awaitsLongRetry(d as SandboxProcessDelivery)]).toEqual(['delivered', undefined, false]);
 	});
 
 	test.each([400, 401])('%i stops retries (rejected)', async (status) => {

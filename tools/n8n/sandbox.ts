@@ -36,7 +36,19 @@ export interface Delivery {
 	body: string;
 	state: 'pending' | 'delivered' | 'failed' | 'rejected';
 	attempts: Array<{ attempt: number; sentAt: string; status: number | null; error?: string; responseBody?: string }>;
+	/** While it waits to retry: the schedule's delay before the next attempt (not scaled). */
+	nextAttemptDelayMs?: number;
 }
+
+/**
+ * The service's delay from which a check sends a pending delivery again at once (sentAgainUnlessDelivered) rather than
+ * wait for it: an hour, a minute at the suites' time scale, and the six hours after it (six minutes). The retries
+ * before it come within 15 s at that scale; a check waits for those.
+ */
+const LONG_RETRY_DELAY_MS = 3_600_000;
+
+/** A pending delivery whose next attempt is the service's hour or more away (LONG_RETRY_DELAY_MS); none is under way. */
+export const awaitsLongRetry = (d: Delivery): boolean => d.state === 'pending' && (d.nextAttemptDelayMs ?? 0) >= LONG_RETRY_DELAY_MS;
 
 export class SandboxProcess {
 	url = '';
@@ -170,9 +182,25 @@ export class SandboxProcess {
 	}
 
 	/**
-	 * A delivery not answered 200 (its time-scaled retries, 1 s to 60 s, fell into a restart) sent again once, the
-	 * same bytes to the same URL, as the service's next retry would, rather than waiting its 6 (scaled) minutes:
-	 * that one settled, or `d` as it was.
+	 * Waits until a delivery is no longer pending, or waits for a long retry (awaitsLongRetry); at `timeoutMs` the
+	 * delivery as it is. For sentAgainUnlessDelivered after a restart.
+	 */
+	async settledOrAwaitingLongRetry(id: string, timeoutMs = 120_000): Promise<Delivery> {
+		return await waitFor(
+			`delivery ${id} to settle or wait for a long retry`,
+			async () => {
+				const d = await this.delivery(id);
+				return d.state !== 'pending' || awaitsLongRetry(d) ? d : undefined;
+			},
+			timeoutMs,
+			150,
+		).catch(async () => await this.delivery(id));
+	}
+
+	/**
+	 * A delivery not answered 200 (its time-scaled retries fell into a restart) sent again once, the same bytes to
+	 * the same URL, as the service's next retry would, rather than waiting for it (a scaled minute or six): that
+	 * one settled, or `d` as it was.
 	 */
 	async sentAgainUnlessDelivered(d: Delivery, timeoutMs = 120_000): Promise<Delivery> {
 		if (d.state === 'delivered') return d;

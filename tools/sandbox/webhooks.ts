@@ -107,6 +107,8 @@ export interface Delivery {
 	body: string;
 	state: DeliveryState;
 	attempts: Attempt[];
+	/** While it waits to retry: the schedule's delay before the next attempt (60 000, 300 000, ...; not scaled). */
+	nextAttemptDelayMs?: number;
 	done: Promise<Delivery>;
 }
 
@@ -205,11 +207,14 @@ export class WebhookEngine {
 		for (let i = 0; i <= retryDelaysMs.length; i++) {
 			if (i > 0) {
 				offset += retryDelaysMs[i - 1];
+				d.nextAttemptDelayMs = retryDelaysMs[i - 1];
 				try {
 					// Sleep to the planned point rather than for a fixed span, so slow attempts do not drift the plan.
 					await clock.sleep(Math.max(0, start + offset - clock.now()), signal);
 				} catch {
 					return d;
+				} finally {
+					delete d.nextAttemptDelayMs;
 				}
 			}
 			if (signal.aborted) return d;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 
 import { type ExecutionSummary, type N8n, N8N_STARTING_UP_ANSWER, n8nId, nodeOutput, underWay } from '../../../tools/n8n/n8n';
 import { STALL_MS, stall, waitFor } from '../../../tools/n8n/proc';
-import type { Delivery } from '../../../tools/n8n/sandbox';
+import { awaitsLongRetry, type Delivery } from '../../../tools/n8n/sandbox';
 import type { Stack } from '../../../tools/n8n/stack';
 import { chain, node, webhookIdFor, webhookTrigger, type Workflow } from '../../../tools/n8n/workflow';
 import { action, atOwnPath, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow, TRIGGER_TYPE, triggerProductionPath } from '../../../tools/n8n/workflows';
@@ -479,8 +479,9 @@ export async function resumeAddress(stack: Stack, q: Question): Promise<string> 
  * The reply's delivery once it settles, or once the run it was for is crashed with the reply in it: on n8n
  * 2.41 that delivery's retries are answered 503 until the service gives up (n8n answers a crashed run's
  * resume address 500; docs/conversations.md), so waiting them out would only cost minutes. (Earlier versions
- * take the crashed run back on the next retry; the caller then waits for that.) After `timeoutMs`, the
- * delivery as it stands.
+ * take the crashed run back on the next retry; the caller then waits for that.) Or once its next retry is the
+ * service's hour or more away (awaitsLongRetry: every earlier one fell into the restart); the caller sends it again.
+ * After `timeoutMs`, the delivery as it stands.
  */
 async function deliveredOrInCrashedRun(stack: Stack, id: string, q: Question, timeoutMs = 120_000): Promise<Delivery & { inCrashedRun?: true }> {
 	return await waitFor(
@@ -490,7 +491,9 @@ async function deliveredOrInCrashedRun(stack: Stack, id: string, q: Question, ti
 			if (d.state !== 'pending') return d;
 			const messageId = String((JSON.parse(d.body) as { data: { message_id: string } }).data.message_id);
 			const run = await execution(stack.n8n, q.workflow.id, q.executionId);
-			return run?.status === 'crashed' && JSON.stringify(run.data ?? {}).includes(messageId) ? { ...d, inCrashedRun: true as const } : undefined;
+			if (run?.status === 'crashed' && JSON.stringify(run.data ?? {}).includes(messageId)) return { ...d, inCrashedRun: true as const };
+			// Its next retry an hour of the service's away or more (a scaled minute): the caller sends it again at once.
+			return awaitsLongRetry(d) ? d : undefined;
 		},
 		timeoutMs,
 		500,
@@ -636,7 +639,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					// run that is running, finished or has an error in its data), and the run goes on: that retry is
 					// answered, so wait for it.
 					const resumedAfterCrash = settled[i].inCrashedRun === true && run.status !== 'crashed';
-					if (resumedAfterCrash) settled[i] = await sandbox.settled(ids[i], 120_000).catch(async () => await sandbox.delivery(ids[i]));
+					if (resumedAfterCrash) settled[i] = await sandbox.sentAgainUnlessDelivered(await sandbox.settledOrAwaitingLongRetry(ids[i]));
 					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
 					// A retry landing while n8n starts up may get n8n's own 200, before any node sees it: lost by n8n, not by
 					// the trigger (docs/trigger.md#while-n8n-starts); counted apart, not as the trigger's loss.
@@ -657,7 +660,8 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					if (settled[i].state !== 'delivered' && !(inRun && run.status === 'crashed')) problem(`was never answered 2xx (run ${run.status}, reply ${where})`);
 				}
 				phase('replies’ runs');
-				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${ids.filter((id) => acknowledged.has(id)).length} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+				const sentAgain = settled.filter((d, i) => d.id !== ids[i]).length;
+				log(`${kill}: ${KILL_ROUND_RUNS} replies, ${ids.filter((id) => acknowledged.has(id)).length} answered 2xx before the kill; afterwards: ${Object.entries(outcomes).map(([k, v]) => `${v} ${k}`).join(', ')}; ${sentAgain} sent again (the service's next retry a scaled minute or more away)`);
 				for (const r of rounds) problems.push(...(await r.check(acknowledged)).map((p) => `${kill}: ${p} (killed at ${killedAt})`));
 				phase('riders checked');
 				if (unanswered) {
