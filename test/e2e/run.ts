@@ -300,7 +300,12 @@ export async function e2eSuite(options: {
 		...(lane ? [bulkCheck] : []),
 	];
 	for (const check of checks.filter(inLane)) {
-		if (check === bulkCheck && options.bulkAfter) await options.bulkAfter;
+		if (check === bulkCheck && options.bulkAfter) {
+			// For the log: how long this lane waited for the other one (the suite's wall time is the other lane's plus the bulk check).
+			const waitedFrom = Date.now();
+			await options.bulkAfter;
+			say(`bulk status wait: started ${((Date.now() - waitedFrom) / 1000).toFixed(1)} s after this lane's other checks ended (the other lane's end)`);
+		}
 		await runCheck(check);
 	}
 
