@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): the package built and packed once; side by side the lint as n8n's
 # verification does, the type check, the unit and in-process workflow tests and the trigger's own use of Node on
-# the other Node versions; then side by side the release checks (workflows, lint set-up, lock, docs, the packed
-# tarball and n8n's scanner), the end-to-end suite in a real n8n (2.41.1), the install by name through Community
-# Nodes, the editor in a browser and the demo stopped with Ctrl-C; then side by side a smoke on the other n8n versions
+# the other Node versions; the release checks (workflows, lint set-up, lock, docs, the packed tarball and n8n's
+# scanner); then side by side the end-to-end suite in a real n8n (2.41.1), the install by name through Community Nodes,
+# the editor in a browser and the demo stopped with Ctrl-C; then side by side a smoke on the other n8n versions
 # (and on 2.41.1 under the recommended expression setting) and the same package in n8n's queue mode; then n8n
 # killed or stalled mid-burst (the fault suite, also under the recommended expression setting).
 set -euo pipefail
@@ -45,12 +45,11 @@ export PACKED_TARBALL
 together \
 	"${first_checks[@]}" \
 	"the trigger's own use of Node's HTTP response, on the other Node versions users run n8n on (tools/n8n/versions.ts)" "npm run --silent test:node-versions"
-# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side, and the release checks beside
-# them (they used two thirds of the cores: docs/results/2026-12-04-npm-test-d4a5082.txt). The release checks come
-# after jest, not beside it: both run the first publish with the release image's npm, which on a new machine each
+# After jest, not beside it: both run the first publish with the release image's npm, which on a new machine each
 # would fetch into the same npx folder at once (test/release/pinned-npm.ts).
+step "release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" npm run --silent test:release
+# The suites that mostly wait (on n8n, a registry, a browser, a terminal), side by side.
 together \
-	"release: the workflows, n8n's lint and cloud-support, the lock, the docs (versions, links, figures), the packed tarball and n8n's scanner" "npm run --silent test:release" \
 	"end-to-end in a real n8n" "npm run --silent test:e2e" \
 	"installed from a registry through Community Nodes (offline namespace, local registry)" "npm run --silent test:install" \
 	"n8n's editor in a browser (Chromium)" "npm run --silent test:ui" \
