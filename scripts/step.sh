@@ -10,16 +10,42 @@ STEPS_STARTED=$SECONDS
 STEPS_ROWS=()
 STEPS_BACKGROUND=()
 STEPS_TOGETHER=0
+# The kernel's CPU accounting groups (cgroup v1), where this user may make them (root): each step's group counts
+# every process the step starts, however deep. `times` counts only the processes its shell waited for, and so left
+# out Chromium's renderers, most of the editor suite's CPU (docs/evidence/2026-12-04-cpu-by-process/).
+STEPS_CPUACCT=${STEPS_CPUACCT:-/sys/fs/cgroup/cpuacct}
+if mkdir "$STEPS_CPUACCT/npm-test-probe-$$" 2> /dev/null; then
+	rmdir "$STEPS_CPUACCT/npm-test-probe-$$"
+	STEPS_CPU_OF="all its processes"
+else
+	STEPS_CPU_OF="the processes its shell waited for"
+fi
 
-# CPU seconds (user + system) of this shell's finished children, from `times` written to file $1.
+# Moves the calling (sub)shell into an accounting group of its own, whose folder it writes to file $1; does nothing
+# where groups cannot be made.
+steps_account() {
+	local group="$STEPS_CPUACCT/npm-test-$BASHPID"
+	if mkdir "$group" 2> /dev/null && echo "$BASHPID" > "$group/cgroup.procs" 2> /dev/null; then echo "$group" > "$1"; fi
+}
+
+# CPU seconds (user + system) of a step: from its accounting group (file $1.group names it), or else from `times`
+# written to file $1 (this shell's finished children).
 steps_cpu() {
-	local line s=0
-	line=$(tail -n 1 "$1" 2>/dev/null) || true
-	# "1m2.345s 0m0.678s": user, then system.
-	while [[ $line =~ ^\ *([0-9]+)m([0-9]+)\.[0-9]+s(.*)$ ]]; do
-		s=$((s + BASH_REMATCH[1] * 60 + BASH_REMATCH[2]))
-		line=${BASH_REMATCH[3]}
-	done
+	local line s=0 group=
+	[ ! -f "$1.group" ] || group=$(cat "$1.group")
+	if [ -n "$group" ] && [ -r "$group/cpuacct.usage" ]; then
+		# Nanoseconds. (No `return` here: in the EXIT trap, a function's return inside $(...) ended the whole table.)
+		line=$(cat "$group/cpuacct.usage")
+		rmdir "$group" 2> /dev/null || true
+		s=$((line / 1000000000))
+	else
+		line=$(tail -n 1 "$1" 2>/dev/null) || true
+		# "1m2.345s 0m0.678s": user, then system.
+		while [[ $line =~ ^\ *([0-9]+)m([0-9]+)\.[0-9]+s(.*)$ ]]; do
+			s=$((s + BASH_REMATCH[1] * 60 + BASH_REMATCH[2]))
+			line=${BASH_REMATCH[3]}
+		done
+	fi
 	echo "$s"
 }
 
@@ -35,7 +61,7 @@ step() {
 	steps_dir
 	local started=$SECONDS code=0 times="$STEPS_DIR/times-${#STEPS_ROWS[@]}"
 	# In a subshell of its own, whose `times` counts this step's processes only.
-	if ("$@"; code=$?; times > "$times"; exit "$code"); then
+	if (steps_account "$times.group"; "$@"; code=$?; times > "$times"; exit "$code"); then
 		echo "== $name: passed ($((SECONDS - started)) s)"
 	else
 		code=$?
@@ -63,6 +89,7 @@ together() {
 		mkdir -p "$dir"
 		(
 			set +e
+			steps_account "$dir/times.group"
 			started=$SECONDS
 			bash -c "$2" > "$dir/log" 2>&1
 			code=$?
@@ -116,6 +143,7 @@ background() {
 	set -m
 	(
 		set +e
+		steps_account "$STEPS_DIR/background-$i.times.group"
 		started=$SECONDS
 		"$@" > "$log" 2>&1
 		code=$?
@@ -134,6 +162,7 @@ steps_table() {
 		if [ ! -f "$status" ]; then
 			kill -TERM -- "-$pid" 2> /dev/null || true
 			wait "$pid" 2> /dev/null || true
+			rmdir "$(cat "$STEPS_DIR/background-$i.times.group" 2> /dev/null)" 2> /dev/null || true
 			STEPS_ROWS+=("$name (background; unfinished at the end of the run)|stopped|-|-")
 		else
 			read -r code wall < "$status"
@@ -146,7 +175,7 @@ steps_table() {
 		fi
 		i=$((i + 1))
 	done
-	echo "Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):"
+	echo "Each step's wall time and CPU time in seconds (CPU: user + system time of $STEPS_CPU_OF):"
 	printf '%6s %6s  %-7s %s\n' wall CPU result step
 	for row in "${STEPS_ROWS[@]}"; do
 		local result cpu

@@ -5,7 +5,7 @@
  * what still runs in the background.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,6 +23,21 @@ function runSteps(script: string): { status: number | null; lines: string[] } {
 		return { status: result.status, lines: result.stdout.trim().split('\n') };
 	} finally {
 		rmSync(tmp, { recursive: true, force: true });
+	}
+}
+
+/** Where the table begins: its heading says whose CPU it counts (step.sh: STEPS_CPU_OF). */
+const tableAt = (lines: string[]) => lines.findIndex((line) => /^Each step's wall time and CPU time in seconds \(CPU: user \+ system time of (all its processes|the processes its shell waited for)\):$/.test(line));
+
+/** Whether this user may make the kernel's CPU accounting groups, as step.sh tries. */
+function accountingGroups(): boolean {
+	const probe = `/sys/fs/cgroup/cpuacct/npm-test-jest-probe-${process.pid}`;
+	try {
+		mkdirSync(probe);
+		rmdirSync(probe);
+		return true;
+	} catch {
+		return false;
 	}
 }
 
@@ -50,7 +65,7 @@ describe('npm test step lines', () => {
 			`trap steps_table EXIT; background "installs" bash -c 'exit 0'; background "broken install" bash -c 'exit 4'; step "lint" ${busy}; sleep 1; step "type check" bash -c "exit 2"; step "never" true`,
 		);
 		expect(status).toBe(2);
-		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
+		const table = lines.slice(tableAt(lines) + 1);
 		expect(table[0]).toMatch(/^\s+wall\s+CPU\s+result\s+step$/);
 		expect(table[1]).toMatch(/^\s+\d+\s+[1-9]\d*\s+passed\s+lint$/);
 		expect(table[2]).toMatch(/^\s+\d+\s+0\s+FAILED\s+type check$/);
@@ -58,6 +73,23 @@ describe('npm test step lines', () => {
 		expect(table[4]).toMatch(/^\s+\d+\s+0\s+FAILED\s+broken install \(background; exit 4, log: .*background-1\.log\)$/);
 		expect(table[5]).toMatch(/^\s+\d+\s+the whole run$/);
 		expect(table).toHaveLength(6);
+	});
+
+	it('a process the step’s shell never waits for (as Chromium’s renderers) counts in its CPU where the kernel’s accounting groups can be made, and the table says whose CPU it counts', () => {
+		const done = join(tmpdir(), `bm-steps-orphan-${process.pid}`);
+		// Started in a subshell that ends at once: its parent is then init, never the step's shell.
+		const orphan = `( setsid node -e 'while (process.cpuUsage().user < 1.2e6); require(\\"fs\\").writeFileSync(\\"${done}\\", \\"\\")' & ); while [ ! -f ${done} ]; do sleep 0.1; done`;
+		try {
+			const { status, lines } = runSteps(`trap steps_table EXIT; step "orphan" bash -c "${orphan}"`);
+			expect(status).toBe(0);
+			const at = tableAt(lines);
+			expect(at).toBeGreaterThan(0);
+			const cpu = Number(lines[at + 2].trim().split(/\s+/)[1]);
+			if (accountingGroups()) expect([lines[at], cpu >= 1]).toEqual([expect.stringContaining('of all its processes'), true]);
+			else expect([lines[at], cpu]).toEqual([expect.stringContaining('of the processes its shell waited for'), 0]);
+		} finally {
+			rmSync(done, { force: true });
+		}
 	});
 
 	it('steps side by side: the output of each under its own lines when it ends, each in the table; a failed one stops the run once all ended', () => {
@@ -75,7 +107,7 @@ describe('npm test step lines', () => {
 		expect(Number(/\((\d+) s\)/.exec(block('slow')[2])![1])).toBeGreaterThanOrEqual(2); // it slept 2 s; a busy machine may add more
 		expect(block('busy')).toEqual(['== busy', 'busy done', expect.stringMatching(/^== busy: passed \(\d+ s\)$/)]);
 		expect(lines).not.toContain('== never');
-		const table = lines.slice(lines.indexOf("Each step's wall time and CPU time in seconds (CPU: user + system time of its processes):") + 1);
+		const table = lines.slice(tableAt(lines) + 1);
 		expect(table.slice(1, 4).map((row) => row.trim().replace(/\s+/g, ' '))).toEqual(
 			expect.arrayContaining([expect.stringMatching(/^\d+ 0 FAILED broken \(side by side\)$/), expect.stringMatching(/^[2-9] 0 passed slow \(side by side\)$/), expect.stringMatching(/^\d+ [1-9]\d* passed busy \(side by side\)$/)]),
 		);
