@@ -182,19 +182,20 @@ export class SandboxProcess {
 	}
 
 	/**
-	 * Waits until a delivery is no longer pending, or waits for a long retry (awaitsLongRetry); at `timeoutMs` the
-	 * delivery as it is. For sentAgainUnlessDelivered after a restart.
+	 * After a restart: the delivery once it settles, or, when its retries fell into the restart and the next one is the
+	 * service's hour or more away (awaitsLongRetry) or `timeoutMs` passed, sent again (sentAgainUnlessDelivered).
 	 */
-	async settledOrAwaitingLongRetry(id: string, timeoutMs = 120_000): Promise<Delivery> {
-		return await waitFor(
+	async settledOrSentAgain(id: string, timeoutMs = 120_000): Promise<Delivery> {
+		const d = await waitFor(
 			`delivery ${id} to settle or wait for a long retry`,
 			async () => {
-				const d = await this.delivery(id);
-				return d.state !== 'pending' || awaitsLongRetry(d) ? d : undefined;
+				const now = await this.delivery(id);
+				return now.state !== 'pending' || awaitsLongRetry(now) ? now : undefined;
 			},
 			timeoutMs,
 			150,
 		).catch(async () => await this.delivery(id));
+		return await this.sentAgainUnlessDelivered(d);
 	}
 
 	/**

@@ -639,7 +639,7 @@ export function conversationRestartCheck(stack: Stack, log: (line: string) => vo
 					// run that is running, finished or has an error in its data), and the run goes on: that retry is
 					// answered, so wait for it.
 					const resumedAfterCrash = settled[i].inCrashedRun === true && run.status !== 'crashed';
-					if (resumedAfterCrash) settled[i] = await sandbox.sentAgainUnlessDelivered(await sandbox.settledOrAwaitingLongRetry(ids[i]));
+					if (resumedAfterCrash) settled[i] = await sandbox.settledOrSentAgain(ids[i]);
 					const inRun = JSON.stringify(run.data ?? {}).includes(messageId);
 					// A retry landing while n8n starts up may get n8n's own 200, before any node sees it: lost by n8n, not by
 					// the trigger (docs/trigger.md#while-n8n-starts); counted apart, not as the trigger's loss.

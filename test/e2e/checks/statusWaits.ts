@@ -597,7 +597,7 @@ export function statusRestartRider(stack: Stack, log: (line: string) => void = (
 						if (!inRun && !answeredByStartingN8n(d)) problem('is lost');
 					}
 					// Its retries may fall into the shutdown and the start-up: then sent again, as replies are (conversations.ts).
-					const settled = await Promise.all(deliveredIds.map(async (id) => await sandbox.sentAgainUnlessDelivered(await sandbox.settledOrAwaitingLongRetry(id))));
+					const settled = await Promise.all(deliveredIds.map(async (id) => await sandbox.settledOrSentAgain(id)));
 					// The reads below only show what was counted: sent once n8n's start-up ended, so that n8n does not mark the
 					// run they resume crashed (1.123.81 and 2.3.6 do for a run resumed before then: N8n.startedUp).
 					await n8n.startedUp();
