@@ -94,6 +94,13 @@ export interface N8nFeatures {
 	 * (`ManualRunDto`, workflows.controller.js, 2.41.1); before, the editor sends it in the body (1.123.81, 2.3.6).
 	 */
 	manualRunReadsDatabase: boolean;
+	/**
+	 * n8n runs every active workflow's activation (its triggers' `create`) when it starts: 1.123.81 and 2.3.6
+	 * (`activeWorkflowManager.init()`). 2.41.1 starts with its workflow publication service
+	 * (`N8N_USE_WORKFLOW_PUBLICATION_SERVICE`, on by default; workflows.config.js), which at a start publishes again
+	 * only triggers kept in memory: nothing of a webhook trigger runs until a request comes.
+	 */
+	activatesWorkflowsAtStart: boolean;
 }
 
 /**
@@ -118,5 +125,6 @@ export function n8nFeatures(installDir: string): N8nFeatures {
 		onReceivedAnswersAfterRun: read(join(n8nDist, 'webhooks/webhook-helpers.js')).includes('shouldDeferOnReceivedResponse'),
 		readinessWaitsForStart: read(join(n8nDist, 'abstract-server.js')).includes('fullyReady'),
 		manualRunReadsDatabase: read(join(n8nDist, 'workflows/workflows.controller.js')).includes('ManualRunDto'),
+		activatesWorkflowsAtStart: !read(join(configDist, 'workflows.config.js')).includes('N8N_USE_WORKFLOW_PUBLICATION_SERVICE'),
 	};
 }
