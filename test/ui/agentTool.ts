@@ -3,14 +3,14 @@
  * Allowed Recipients with the conversation's number, the fields the model fills, and no Send and Wait.
  */
 import type { Locator, Page } from 'playwright-core';
-import { byTestId, closeDropdown, openDropdown, visibleLabels, WAIT } from './browser';
+import { byTestId, closeDropdown, openDropdown, openWorkflow, visibleLabels, WAIT } from './browser';
 import { waitFor } from '../../tools/n8n/proc';
 
 /** What n8n shows in a field the model fills (`$fromAI`), or the expression itself. */
 const FILLED_BY_MODEL = /Defined automatically by the model|\$fromAI\(/;
 
-export async function checkAgentToolPanel(page: Page, baseUrl: string, workflowId: string): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflowId}`);
+export async function checkAgentToolPanel(page: Page, baseUrl: string, workflow: { id: string; name: string }): Promise<void> {
+	await openWorkflow(page, baseUrl, workflow);
 	await byTestId(page, 'canvas-node').filter({ hasText: 'Send Text' }).first().dblclick();
 	const panel = byTestId(page, 'node-parameters');
 	const item = (label: string): Locator =>

@@ -10,7 +10,7 @@ import { chain, manualTrigger, type Workflow } from '../../tools/n8n/workflow';
 import { action, type CredentialRef } from '../../tools/n8n/workflows';
 import { conversationTriggerWorkflow } from '../e2e/checks/conversations';
 import { assertEqual } from '../e2e/lib/report';
-import { byTestId } from './browser';
+import { byTestId, openWorkflow } from './browser';
 
 export const ASKING_NODE = 'Ask Customer';
 /** A credential like the sandbox's with another Webhook Secret (the asking node's). */
@@ -29,7 +29,7 @@ export function conversationUiWorkflows(credential: CredentialRef, otherSecret: 
 /** Executes the asking workflow; its node's panel shows `message` and, under it, `description`. Nothing reaches the customer. */
 export async function askRefusedInEditor(page: Page, stack: Stack, workflow: Workflow, message: string, description: RegExp): Promise<void> {
 	const since = await stack.sandbox.mark();
-	await page.goto(`${stack.n8n.baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, stack.n8n.baseUrl, workflow);
 	await byTestId(page, 'execute-workflow-button').click();
 	const node = byTestId(page, 'canvas-node').filter({ hasText: ASKING_NODE }).first();
 	await byTestId(node, 'canvas-node-status-mark-error').waitFor();

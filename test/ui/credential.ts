@@ -8,11 +8,11 @@ import type { Locator, Page } from 'playwright-core';
 import type { SandboxProcess } from '../../tools/n8n/sandbox';
 import { assert } from '../e2e/lib/report';
 import { waitFor } from '../../tools/n8n/proc';
-import { byTestId, WAIT } from './browser';
+import { byTestId, openInEditor, WAIT } from './browser';
 
 /** Create credential → search "Business Messaging" → Business Messaging API: the empty credential's dialog. */
 export async function newCredentialDialog(page: Page, baseUrl: string): Promise<Locator> {
-	await page.goto(`${baseUrl}/home/credentials`);
+	await openInEditor(page, baseUrl, '/home/credentials');
 	await byTestId(page, 'add-resource-credential').click();
 	await byTestId(page, 'new-credential-type-select').locator('input').fill('Business Messaging');
 	await byTestId(page, 'new-credential-type-select-option').filter({ hasText: 'Business Messaging API' }).click();

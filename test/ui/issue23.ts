@@ -11,7 +11,7 @@ import { assert, assertEqual } from '../e2e/lib/report';
 import type { Stack } from '../../tools/n8n/stack';
 import type { Workflow } from '../../tools/n8n/workflow';
 import { TRIGGER_WEBHOOK_PATH } from '../../tools/n8n/workflows';
-import { byTestId, visibleLabels, WAIT } from './browser';
+import { byTestId, openWorkflow, visibleLabels, WAIT } from './browser';
 
 /** A sandbox template with one body placeholder (tools/sandbox/seed.ts: template 7). */
 export const TEMPLATE_WITH_PLACEHOLDERS = 'order_update_0007';
@@ -22,7 +22,7 @@ const canvasNode = (page: Page, name: string) => byTestId(page, 'canvas-node').f
 export async function refusedWhileListening(page: Page, stack: Stack, listen: Workflow): Promise<void> {
 	const { n8n, sandbox } = stack;
 	const trigger = listen.nodes[0];
-	await page.goto(`${n8n.baseUrl}/workflow/${listen.id}`);
+	await openWorkflow(page, n8n.baseUrl, listen);
 	await byTestId(page, 'execute-workflow-button').click();
 	await page.getByText(/Waiting for trigger event|Listening for test event/).filter({ visible: true }).first().waitFor();
 	const id = await sandbox.deliver({ event: 'message.received', url: `${n8n.baseUrl}/webhook-test/${trigger.webhookId!}/${TRIGGER_WEBHOOK_PATH}`, signWith: 'not-the-dashboard-secret' });
@@ -45,7 +45,7 @@ export async function refusalInPanel(page: Page, listen: Workflow): Promise<void
 
 /** Send Text → From Template: the picker's list says what each template needs, with the dropdown open. */
 export async function templateList(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await canvasNode(page, 'Send From Template').dblclick();
 	const ndv = byTestId(page, 'ndv');
 	await byTestId(ndv, 'rlc-input').first().click();
@@ -77,14 +77,14 @@ export async function templatePicked(page: Page): Promise<void> {
 
 /** A run with Body {{1}} empty fails naming that field; a run with it filled shows the body it sent. */
 export async function templateRuns(page: Page, baseUrl: string, empty: Workflow, filled: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${empty.id}`);
+	await openWorkflow(page, baseUrl, empty);
 	await byTestId(page, 'execute-workflow-button').click();
 	await byTestId(canvasNode(page, 'Send From Template'), 'canvas-node-status-mark-error').waitFor();
 	await canvasNode(page, 'Send From Template').dblclick();
 	await byTestId(page, 'ndv').getByText(/no value for Body \{\{1\}\} of template/).filter({ visible: true }).first().waitFor();
 	assert(!(await page.getByText('body.1').filter({ visible: true }).count()), 'an error names body.1');
 
-	await page.goto(`${baseUrl}/workflow/${filled.id}`);
+	await openWorkflow(page, baseUrl, filled);
 	await byTestId(page, 'execute-workflow-button').click();
 	await byTestId(canvasNode(page, 'Send From Template'), 'canvas-node-status-success').waitFor();
 	await canvasNode(page, 'Send From Template').dblclick();
@@ -95,7 +95,7 @@ export async function templateRuns(page: Page, baseUrl: string, empty: Workflow,
 
 /** The canvas: a Send and Wait node's subtitle reads as its action, not "sendAndWait: message". */
 export async function subtitles(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	const node = canvasNode(page, 'Ask for Approval');
 	await node.getByText('Send a message and wait for the answer').waitFor();
 	assert(!(await page.getByText('sendAndWait: message').count()), 'the raw subtitle is shown');

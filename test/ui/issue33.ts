@@ -14,7 +14,7 @@ import { ACTION_TYPE, CREDENTIAL_TYPE } from '../../tools/n8n/workflows';
 import { assert, assertEqual } from '../e2e/lib/report';
 import { setupNoticeProblems, testModeNoticeProblems, testModeSettings } from '../helpers/panelTexts';
 import { makeTemplate } from '../../tools/sandbox/seed';
-import { byTestId, WAIT } from './browser';
+import { byTestId, openWorkflow, WAIT } from './browser';
 import { newCredentialDialog } from './credential';
 
 const canvasNode = (page: Page, name: string) => byTestId(page, 'canvas-node').filter({ hasText: name }).first();
@@ -28,7 +28,7 @@ async function noticeText(ndv: Locator, about: string): Promise<string> {
 
 /** Runs a workflow from the canvas and opens its Send Text node's panel once the run succeeded. */
 async function runAndOpen(page: Page, baseUrl: string, workflow: Workflow): Promise<Locator> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await byTestId(page, 'execute-workflow-button').click();
 	await byTestId(canvasNode(page, 'Send Text'), 'canvas-node-status-success').waitFor();
 	await canvasNode(page, 'Send Text').dblclick();
@@ -57,13 +57,13 @@ export async function testModeNotice(page: Page, n8n: N8n, off: Workflow, dryRun
 
 /** The trigger's notice agrees with the README's set-up; its canvas subtitle names the events in words. */
 export async function triggerNoticeAndSubtitle(page: Page, baseUrl: string, allEvents: Workflow, twoEvents: Workflow, shot: (name: string) => string): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${twoEvents.id}`);
+	await openWorkflow(page, baseUrl, twoEvents);
 	const trigger = canvasNode(page, twoEvents.nodes[0].name);
 	await trigger.getByText('Message Received, Order Created', { exact: true }).waitFor();
 	assert(!(await trigger.getByText(/message\.received|order\.created/).count()), 'the subtitle shows raw event values');
 	await page.screenshot({ path: shot('trigger-subtitle-two-events') });
 
-	await page.goto(`${baseUrl}/workflow/${allEvents.id}`);
+	await openWorkflow(page, baseUrl, allEvents);
 	const all = canvasNode(page, allEvents.nodes[0].name);
 	await all.getByText('All Events', { exact: true }).waitFor();
 	assert(!(await all.getByText('*', { exact: true }).count()), 'the subtitle shows *');
@@ -79,7 +79,7 @@ export async function creatorEntry(page: Page, n8n: N8n, workflow: Workflow): Pr
 	const nodes = await n8n.getAsOwner<Array<{ name: string; description: string }>>('/types/nodes.json');
 	const actionNode = nodes.body.find((n) => n.name === ACTION_TYPE)?.description ?? '';
 	assert(actionNode, 'n8n lists no description for the action node');
-	await page.goto(`${n8n.baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, n8n.baseUrl, workflow);
 	await byTestId(page, 'node-creator-plus-button').first().click();
 	await byTestId(page, 'node-creator-search-bar').fill('Business Messaging');
 	const name = byTestId(page, 'node-creator-item-name').filter({ hasText: /^Business Messaging$/ }).first();
@@ -121,7 +121,7 @@ async function fits(ndv: Locator): Promise<{ labels: Fit[]; template: Fit }> {
 
 /** Picks each hard template in Send Text → From Template at the default panel width; every text shows whole. */
 export async function placeholderLabelsWhole(page: Page, baseUrl: string, workflow: Workflow, shot: (name: string) => string): Promise<string[]> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await canvasNode(page, 'Send From Template').dblclick();
 	const ndv = byTestId(page, 'ndv');
 	const cut: string[] = [];
@@ -146,7 +146,7 @@ export async function placeholderLabelsWhole(page: Page, baseUrl: string, workfl
 
 /** Send Text with Text of only spaces: the error says so and what to do. */
 export async function spacesOnlyError(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await byTestId(page, 'execute-workflow-button').click();
 	await byTestId(canvasNode(page, 'Send Text'), 'canvas-node-status-mark-error').waitFor();
 	await canvasNode(page, 'Send Text').dblclick();
@@ -175,7 +175,7 @@ export async function unreachableCredential(page: Page, baseUrl: string, sandbox
 
 /** Send and Wait's Recipient Phone says that the answer is in this number's name, whoever opens the link. */
 export async function answeredByHint(page: Page, baseUrl: string, workflow: Workflow): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await canvasNode(page, 'Ask for Approval').dblclick();
 	// The hint under the field (n8n gives it no test id of its own).
 	const hint = byTestId(page, 'ndv').getByText(/^The answer’s answeredBy/).filter({ visible: true }).first();

@@ -19,7 +19,7 @@ import { chain, manualTrigger, node, webhookIdFor } from '../../tools/n8n/workfl
 import { action, CREDENTIAL_TYPE, DEMO_CREDENTIAL_FIELDS, exampleWorkflow, TRIGGER_TYPE, webhookTestWorkflow } from '../../tools/n8n/workflows';
 import { checkAgentToolPanel } from './agentTool';
 import { answerPageWorkflows, checkAnswerPage, checkAnswerPageContrast, checkReopenedLink } from './answerPage';
-import { byTestId as within, WAIT } from './browser';
+import { byTestId as within, openWorkflow, WAIT } from './browser';
 import { createCredential } from './credential';
 import { checkFieldsAgainstReadme } from './fields';
 import { listenForTestEvent } from './trigger';
@@ -196,7 +196,7 @@ async function main(): Promise<number> {
 
 	await run('add Business Messaging from the node creator by typing its name', async () => {
 		// A workflow with a trigger: the node creator then offers actions (on an empty one, triggers only).
-		await page.goto(`${n8n.baseUrl}/workflow/${stack!.workflows[2].id}`);
+		await openWorkflow(page, n8n.baseUrl, stack!.workflows[2]);
 		await byTestId('node-creator-plus-button').first().click();
 		await byTestId('node-creator-search-bar').fill('Business Messaging');
 		// n8n lists the action node and the trigger as one entry; its panel has Triggers and Actions sections.
@@ -216,7 +216,7 @@ async function main(): Promise<number> {
 	});
 
 	await run('every resource and operation shows the fields the README lists', async () => {
-		await page.goto(`${n8n.baseUrl}/workflow/${stack!.workflows[4].id}`);
+		await openWorkflow(page, n8n.baseUrl, stack!.workflows[4]);
 		await byTestId('canvas-node').filter({ hasText: 'Business Messaging' }).first().dblclick();
 		const problems = await checkFieldsAgainstReadme(page, byTestId('node-parameters'));
 		if (problems.length) throw new Error(problems.join('\n'));
@@ -228,7 +228,7 @@ async function main(): Promise<number> {
 
 	const send = stack.workflows[0];
 	await run('execute a workflow from the editor and read the result in the output panel', async () => {
-		await page.goto(`${n8n.baseUrl}/workflow/${send.id}`);
+		await openWorkflow(page, n8n.baseUrl, send);
 		await byTestId('execute-workflow-button').click();
 		await byTestId('canvas-node-status-success').first().waitFor();
 		await byTestId('canvas-node').filter({ hasText: 'Send Text' }).first().dblclick();
@@ -240,7 +240,7 @@ async function main(): Promise<number> {
 	});
 
 	await run('Template → Get: the searchable list shows sandbox templates for a search term', async () => {
-		await page.goto(`${n8n.baseUrl}/workflow/${stack!.workflows[1].id}`);
+		await openWorkflow(page, n8n.baseUrl, stack!.workflows[1]);
 		await byTestId('canvas-node').filter({ hasText: 'Get Template' }).first().dblclick();
 		await byTestId('rlc-input').first().click();
 		await byTestId('rlc-item').filter({ hasText: 'welcome_' }).filter({ visible: true }).first().waitFor();
@@ -251,7 +251,7 @@ async function main(): Promise<number> {
 	});
 
 	await run('as an AI agent’s tool (the shipped support bot): Allowed Recipients, fields the model fills, no Send and Wait', async () => {
-		await checkAgentToolPanel(page, n8n.baseUrl, stack!.workflows[7].id);
+		await checkAgentToolPanel(page, n8n.baseUrl, stack!.workflows[7]);
 	});
 
 	const named = (name: string) => stack!.workflows.find((w) => w.name === name)!;
@@ -299,7 +299,7 @@ async function main(): Promise<number> {
 
 	const badPhone = stack.workflows[3];
 	await run('an invalid phone shows an error naming the field', async () => {
-		await page.goto(`${n8n.baseUrl}/workflow/${badPhone.id}`);
+		await openWorkflow(page, n8n.baseUrl, badPhone);
 		await byTestId('execute-workflow-button').click();
 		await page.getByText('Recipient Phone', { exact: false }).first().waitFor();
 		await page.getByText('is not a phone number', { exact: false }).first().waitFor();

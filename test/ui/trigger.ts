@@ -10,14 +10,14 @@ import type { Workflow } from '../../tools/n8n/workflow';
 import { assert, assertEqual } from '../e2e/lib/report';
 import { TRIGGER_WEBHOOK_PATH } from '../../tools/n8n/workflows';
 import { waitFor } from '../../tools/n8n/proc';
-import { byTestId, WAIT } from './browser';
+import { byTestId, openWorkflow, WAIT } from './browser';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export async function listenForTestEvent(page: Page, stack: Stack, listen: Workflow, sendTestEvent: Workflow): Promise<void> {
 	const { n8n, sandbox } = stack;
 	const trigger = listen.nodes[0];
-	await page.goto(`${n8n.baseUrl}/workflow/${listen.id}`);
+	await openWorkflow(page, n8n.baseUrl, listen);
 	await byTestId(page, 'canvas-node').filter({ hasText: trigger.name }).first().dblclick();
 	const ndv = byTestId(page, 'ndv');
 	await ndv.getByTitle('Click to display webhook URLs').click();

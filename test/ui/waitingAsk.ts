@@ -13,7 +13,7 @@ import { chain, manualTrigger, node, webhookIdFor, type Workflow } from '../../t
 import { action, CREDENTIAL_TYPE, type CredentialRef, exampleWorkflow } from '../../tools/n8n/workflows';
 import { customerWrites, newCustomer, ORDER_CONFIRMATION_EXAMPLE, startAsking } from '../e2e/checks/conversations';
 import { assert, assertEqual } from '../e2e/lib/report';
-import { byTestId, visibleLabels, WAIT } from './browser';
+import { byTestId, openWorkflow, visibleLabels, WAIT } from './browser';
 
 const ASKING = 'Ask Customer';
 const N8N_WAIT = 'Wait';
@@ -59,7 +59,7 @@ async function outlineOf(scope: Scope, name: string): Promise<string> {
 
 /** The Ask node's panel: one field about the sender; the notices short enough that the first fields are in view. */
 export async function askPanel(page: Page, baseUrl: string, workflow: Workflow, shot: Shot): Promise<void> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await canvasNode(page, ASKING).dblclick();
 	const ndv = byTestId(page, 'ndv');
 	const parameters = byTestId(ndv, 'node-parameters');
@@ -89,7 +89,7 @@ export async function askPanel(page: Page, baseUrl: string, workflow: Workflow, 
 
 /** Executes `workflow` from the canvas; returns once `nodeName` is drawn waiting. */
 async function runUntilWaiting(page: Page, baseUrl: string, workflow: Workflow, nodeName: string): Promise<string[]> {
-	await page.goto(`${baseUrl}/workflow/${workflow.id}`);
+	await openWorkflow(page, baseUrl, workflow);
 	await byTestId(page, 'execute-workflow-button').click();
 	return await waitFor(`${nodeName} drawn waiting`, async () => {
 		const states = await drawnStates(page, nodeName).catch((): string[] => []);
