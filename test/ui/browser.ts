@@ -47,6 +47,9 @@ export async function chooseOption(page: Page, scope: Locator, name: string, opt
 	return headlines;
 }
 
+/** How long a navigation inside the editor may take before the page is loaded instead. */
+const IN_EDITOR_GIVE_UP_MS = 15_000;
+
 /** The page's n8n router (the Vue app on #app), as the editor's links use it; none before the editor loaded. */
 type Router = { push: (path: string) => Promise<unknown> };
 type AppElement = { __vue_app__?: { config: { globalProperties: { $router?: Router } } } };
@@ -73,10 +76,13 @@ export async function openInEditor(page: Page, baseUrl: string, path: string): P
 	// Not awaited: with unsaved changes the navigation waits for the answer to n8n's question. Asked again
 	// while nothing happens: a navigation of n8n's own still under way (the one after logging in) cancels it.
 	let pushedAt = 0;
-	await waitFor(`the editor to open ${target.pathname}`, async () => {
+	const startedAt = Date.now();
+	const opened = await waitFor(`the editor to open ${target.pathname}`, async () => {
 		const now = new URL(page.url()).pathname;
 		// Left the page it showed: where n8n redirects instead, the steps' own waits see it.
-		if (now === target.pathname || now !== from) return true;
+		if (now === target.pathname || now !== from) return 'inside';
+		// Once, under load, the router never left the workflow list (npm test of 0e402d9): the page is loaded instead, as before.
+		if (Date.now() - startedAt > IN_EDITOR_GIVE_UP_MS) return 'loaded';
 		if (await leave.count()) await leave.first().click().catch(() => undefined);
 		else if (Date.now() - pushedAt > 3_000) {
 			await page.evaluate(push);
@@ -84,6 +90,10 @@ export async function openInEditor(page: Page, baseUrl: string, path: string): P
 		}
 		return undefined;
 	}, WAIT, 100);
+	if (opened === 'loaded') {
+		process.stderr.write(`# the editor did not open ${target.pathname} within ${IN_EDITOR_GIVE_UP_MS / 1000} s: loaded the page instead\n`);
+		await page.goto(target.href);
+	}
 }
 
 /**
